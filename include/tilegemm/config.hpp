@@ -1,0 +1,40 @@
+// A kernel configuration: the knobs of the seeds' Triton kernel, as a plain struct.
+//
+//   BLOCK_SIZE_M x BLOCK_SIZE_N x BLOCK_SIZE_K, GROUP_SIZE_M, num_stages, num_warps
+//
+// plus the per-kernel extras (the warp tile of the warptiling kernel). Written and read as
+//
+//   128x128x16/g8/s2/w8            or, with a warp tile,   128x128x16/g8/s2/w8/wt64x32
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tilegemm {
+
+struct KernelConfig {
+  int block_m = 64;
+  int block_n = 64;
+  int block_k = 16;
+  int group_size_m = 8;
+  int num_stages = 1;
+  int num_warps = 4;
+  int warp_m = 0;  // warp tile (0 = the kernel has none)
+  int warp_n = 0;
+
+  friend bool operator==(const KernelConfig&, const KernelConfig&) = default;
+};
+
+std::string to_string(const KernelConfig& config);
+
+// Parses the form written by to_string. On failure returns nullopt and, when `error` is given,
+// a message naming the part that did not parse.
+std::optional<KernelConfig> parse_kernel_config(std::string_view text,
+                                                std::string* error = nullptr);
+
+// Same tile shape, warps and warp tile: the values a kernel must be compiled for. GROUP_SIZE_M is a
+// run-time value of every kernel, so two configs that differ only there share an instantiation.
+bool same_instantiation(const KernelConfig& x, const KernelConfig& y);
+
+}  // namespace tilegemm

@@ -1,0 +1,127 @@
+// tilegemm public API.
+//
+//   D = activation(alpha * op(A) op(B) + beta * C + bias)      (per batch entry)
+//
+// A is M x K, B is K x N, C and D are M x N. Each matrix carries its own element type, storage
+// order (row- or column-major) and leading dimension, as in cuBLASLt's matrix layouts. The
+// accumulation is always fp32. On the GPU backend every pointer is device memory; on the CPU
+// backend every pointer is host memory.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tilegemm/config.hpp"
+
+namespace tilegemm {
+
+enum class DType { fp32, fp16, bf16, tf32, fp8_e4m3 };
+enum class Layout { row_major, col_major };
+enum class Activation { none, relu, leaky_relu, gelu, silu };
+enum class Backend { automatic, gpu, cpu };
+
+std::string_view to_string(DType dtype);
+std::string_view to_string(Layout layout);
+std::string_view to_string(Activation activation);
+std::string_view to_string(Backend backend);
+std::optional<DType> parse_dtype(std::string_view text);
+std::optional<Layout> parse_layout(std::string_view text);
+std::optional<Backend> parse_backend(std::string_view text);
+// Size in bytes of one element of `dtype` as stored in memory (tf32 is stored as fp32).
+int dtype_size(DType dtype);
+
+// An input matrix: `rows x cols` is implied by the problem (A: M x K, B: K x N, C: M x N).
+struct MatrixInput {
+  const void* data = nullptr;
+  DType dtype = DType::fp32;
+  Layout layout = Layout::row_major;
+  int64_t ld = 0;            // leading dimension, in elements; 0 = packed (cols or rows)
+  int64_t batch_stride = 0;  // elements between consecutive batch entries (0 = shared by all)
+};
+
+// The output matrix D (M x N).
+struct MatrixOutput {
+  void* data = nullptr;
+  DType dtype = DType::fp32;
+  Layout layout = Layout::row_major;
+  int64_t ld = 0;
+  int64_t batch_stride = 0;
+};
+
+struct EpilogueDesc {
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  // Optional bias: a vector of N values, one per output column (as in a Linear layer),
+  // shared by all batch entries. Its element type is fp32 or D's type.
+  const void* bias = nullptr;
+  DType bias_dtype = DType::fp32;
+  Activation activation = Activation::none;
+  float leaky_relu_slope = 0.01f;
+};
+
+struct GemmProblem {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t batch_count = 1;
+  MatrixInput a, b, c;  // c may be left empty (data == nullptr) when beta == 0
+  MatrixOutput d;
+  EpilogueDesc epilogue;
+  void* stream = nullptr;  // cudaStream_t on the GPU backend; ignored on the CPU backend
+};
+
+enum class StatusCode { ok, invalid_argument, not_supported, no_device, cuda_error };
+
+struct Status {
+  StatusCode code = StatusCode::ok;
+  std::string message;
+  bool ok() const { return code == StatusCode::ok; }
+  static Status success() { return {}; }
+};
+
+struct GemmOptions {
+  Backend backend = Backend::automatic;
+  std::string kernel = "auto";           // a kernel name from available_kernels(), or "auto"
+  std::optional<KernelConfig> config;    // nullopt: the kernel's default for this problem
+};
+
+// What a call ran (filled by gemm() when `report` is given).
+struct GemmReport {
+  Backend backend = Backend::cpu;
+  std::string kernel;
+  KernelConfig config;
+};
+
+// Checks the problem without running it: the same checks gemm() makes first.
+Status validate(const GemmProblem& problem);
+
+// Validates, chooses a backend, kernel and config, and runs. On any error D is not written.
+// On the GPU backend the call is asynchronous with respect to the host (stream order).
+Status gemm(const GemmProblem& problem, const GemmOptions& options = {},
+            GemmReport* report = nullptr);
+
+struct KernelInfo {
+  std::string name;
+  std::string description;
+  KernelConfig default_config;
+  std::vector<KernelConfig> configs;  // every config this build instantiates
+};
+
+// The GPU kernels compiled into this build (empty list when built without CUDA).
+std::vector<KernelInfo> available_kernels();
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  int sm_count = 0;
+  int compute_capability_major = 0, compute_capability_minor = 0;
+  int64_t l2_bytes = 0;
+  int64_t shared_memory_per_block_optin = 0;
+  int64_t global_memory_bytes = 0;
+};
+
+// The CUDA devices visible to this process; empty when there are none (or no CUDA build).
+std::vector<DeviceInfo> devices();
+
+}  // namespace tilegemm

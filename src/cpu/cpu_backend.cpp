@@ -1,0 +1,114 @@
+#include "cpu/cpu_backend.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "epilogue/epilogue.hpp"
+#include "problem/dtype.hpp"
+#include "problem/matrix_view.hpp"
+#include "schedule/tile_order.hpp"
+
+namespace tilegemm::cpu {
+
+KernelConfig default_config() {
+  KernelConfig c;
+  c.block_m = 64;
+  c.block_n = 64;
+  c.block_k = 64;
+  c.group_size_m = 8;
+  c.num_stages = 1;
+  c.num_warps = 1;
+  return c;
+}
+
+namespace {
+
+// One program: computes the BLOCK_SIZE_M x BLOCK_SIZE_N tile (pid_m, pid_n) of batch entry
+// `batch`. The K loop loads masked tiles of A and B (zeros outside the matrix, as tl.load's
+// `other=0.0`) and accumulates in fp32, as the kernels do.
+struct Program {
+  const GemmProblem& p;
+  const KernelConfig& cfg;
+  MatrixView a, b;
+  EpilogueParams epilogue;
+  std::vector<float> tile_a, tile_b, acc;  // BM x BK, BK x BN, BM x BN (row-major)
+
+  Program(const GemmProblem& problem, const KernelConfig& config)
+      : p(problem),
+        cfg(config),
+        a(view_of(problem.a, problem.m, problem.k)),
+        b(view_of(problem.b, problem.k, problem.n)),
+        epilogue(make_epilogue_params(problem)),
+        tile_a(size_t(config.block_m) * config.block_k),
+        tile_b(size_t(config.block_k) * config.block_n),
+        acc(size_t(config.block_m) * config.block_n) {}
+
+  void run(int64_t batch, TileCoord tile) {
+    const int bm = cfg.block_m, bn = cfg.block_n, bk = cfg.block_k;
+    const int64_t row0 = tile.pid_m * bm, col0 = tile.pid_n * bn;
+    const int rows = valid_extent(p.m, row0, bm);
+    const int cols = valid_extent(p.n, col0, bn);
+    std::fill(acc.begin(), acc.end(), 0.0f);
+    for (int64_t k0 = 0; k0 < p.k; k0 += bk) {
+      const int depth = valid_extent(p.k, k0, bk);
+      for (int i = 0; i < rows; ++i) {
+        for (int kk = 0; kk < depth; ++kk) {
+          tile_a[size_t(i) * bk + kk] =
+              load_as_float(a.data, a.dtype, a.offset(batch, row0 + i, k0 + kk));
+        }
+      }
+      for (int kk = 0; kk < depth; ++kk) {
+        for (int j = 0; j < cols; ++j) {
+          tile_b[size_t(kk) * bn + j] =
+              load_as_float(b.data, b.dtype, b.offset(batch, k0 + kk, col0 + j));
+        }
+      }
+      for (int i = 0; i < rows; ++i) {
+        float* acc_row = &acc[size_t(i) * bn];
+        for (int kk = 0; kk < depth; ++kk) {
+          const float a_ik = tile_a[size_t(i) * bk + kk];
+          const float* b_row = &tile_b[size_t(kk) * bn];
+          for (int j = 0; j < cols; ++j) acc_row[j] += a_ik * b_row[j];
+        }
+      }
+    }
+    for (int i = 0; i < rows; ++i) {
+      for (int j = 0; j < cols; ++j) {
+        epilogue_store(epilogue, batch, row0 + i, col0 + j, acc[size_t(i) * bn + j]);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+Status run(const GemmProblem& p, const KernelConfig& cfg, int num_threads) {
+  if (p.m == 0 || p.n == 0) return Status::success();
+  if (cfg.block_m <= 0 || cfg.block_n <= 0 || cfg.block_k <= 0 || cfg.group_size_m <= 0) {
+    return {StatusCode::invalid_argument, "config " + to_string(cfg) + " has a non-positive size"};
+  }
+  const int64_t tiles = num_tiles(p.m, p.n, cfg.block_m, cfg.block_n);
+  const int64_t work = tiles * p.batch_count;
+  int threads = num_threads > 0 ? num_threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  threads = int(std::min<int64_t>(threads, work));
+
+  // Programs are handed out in pid order, as a GPU's block scheduler roughly does.
+  std::atomic<int64_t> next{0};
+  auto worker = [&] {
+    Program program(p, cfg);
+    for (int64_t item = next++; item < work; item = next++) {
+      const int64_t batch = item / tiles, pid = item % tiles;
+      program.run(batch, grouped_tile_order(pid, p.m, p.n, cfg.block_m, cfg.block_n,
+                                            cfg.group_size_m));
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  return Status::success();
+}
+
+}  // namespace tilegemm::cpu

@@ -1,0 +1,118 @@
+#include "cpu/reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <thread>
+
+#include "problem/dtype.hpp"
+#include "problem/matrix_view.hpp"
+
+namespace tilegemm::reference {
+namespace {
+
+double activation(const EpilogueDesc& e, double x) {
+  switch (e.activation) {
+    case Activation::relu: return std::max(x, 0.0);
+    case Activation::leaky_relu: return x > 0 ? x : double(e.leaky_relu_slope) * x;
+    case Activation::gelu:
+      return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+    case Activation::silu: return x / (1.0 + std::exp(-x));
+    default: return x;
+  }
+}
+
+std::vector<int64_t> all_rows_if_empty(const std::vector<int64_t>& rows, int64_t m) {
+  if (!rows.empty()) return rows;
+  std::vector<int64_t> all(m);
+  std::iota(all.begin(), all.end(), 0);
+  return all;
+}
+
+}  // namespace
+
+std::vector<double> gemm(const GemmProblem& p, const std::vector<int64_t>& row_list,
+                         int num_threads) {
+  const std::vector<int64_t> rows = all_rows_if_empty(row_list, p.m);
+  const int64_t r = int64_t(rows.size()), n = p.n, k = p.k;
+  std::vector<double> out(size_t(p.batch_count * r * n), 0.0);
+  if (r == 0 || n == 0) return out;
+  const MatrixView a = view_of(p.a, p.m, p.k), b = view_of(p.b, p.k, p.n),
+                   c = view_of(p.c, p.m, p.n);
+  int threads = num_threads > 0 ? num_threads : int(std::max(1u, std::thread::hardware_concurrency()));
+
+  for (int64_t batch = 0; batch < p.batch_count; ++batch) {
+    // B once as row-major doubles, so the inner loop streams contiguous memory.
+    std::vector<double> b_rows(size_t(k * n));
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t j = 0; j < n; ++j)
+        b_rows[size_t(kk * n + j)] = load_as_float(b.data, b.dtype, b.offset(batch, kk, j));
+
+    double* out_batch = out.data() + batch * r * n;
+    // Rows are split among threads; each thread works on blocks of 8 rows x 512 columns so the
+    // accumulators stay in cache while B streams past.
+    constexpr int64_t kRowBlock = 8, kColBlock = 512;
+    auto work = [&](int64_t first_block, int64_t block_step) {
+      std::vector<double> a_block(size_t(kRowBlock * k));
+      for (int64_t i0 = first_block * kRowBlock; i0 < r; i0 += block_step * kRowBlock) {
+        const int64_t ni = std::min(kRowBlock, r - i0);
+        for (int64_t i = 0; i < ni; ++i)
+          for (int64_t kk = 0; kk < k; ++kk)
+            a_block[size_t(i * k + kk)] = load_as_float(a.data, a.dtype, a.offset(batch, rows[i0 + i], kk));
+        for (int64_t j0 = 0; j0 < n; j0 += kColBlock) {
+          const int64_t nj = std::min(kColBlock, n - j0);
+          for (int64_t kk = 0; kk < k; ++kk) {
+            const double* b_row = &b_rows[size_t(kk * n + j0)];
+            for (int64_t i = 0; i < ni; ++i) {
+              const double a_ik = a_block[size_t(i * k + kk)];
+              double* o = out_batch + (i0 + i) * n + j0;
+              for (int64_t j = 0; j < nj; ++j) o[j] += a_ik * b_row[j];
+            }
+          }
+        }
+        for (int64_t i = 0; i < ni; ++i) {
+          for (int64_t j = 0; j < n; ++j) {
+            double v = double(p.epilogue.alpha) * out_batch[(i0 + i) * n + j];
+            if (p.epilogue.beta != 0.0f)
+              v += double(p.epilogue.beta) *
+                   load_as_float(c.data, c.dtype, c.offset(batch, rows[i0 + i], j));
+            if (p.epilogue.bias) v += load_as_float(p.epilogue.bias, p.epilogue.bias_dtype, j);
+            out_batch[(i0 + i) * n + j] = activation(p.epilogue, v);
+          }
+        }
+      }
+    };
+    const int64_t blocks = (r + kRowBlock - 1) / kRowBlock;
+    const int used = int(std::min<int64_t>(threads, blocks));
+    std::vector<std::thread> pool;
+    for (int t = 1; t < used; ++t) pool.emplace_back(work, t, used);
+    work(0, used);
+    for (auto& t : pool) t.join();
+  }
+  return out;
+}
+
+double relative_error(const std::vector<double>& x, const std::vector<double>& ref) {
+  if (x.size() != ref.size()) return std::numeric_limits<double>::infinity();
+  double diff = 0.0, norm = 0.0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!std::isfinite(x[i])) return std::numeric_limits<double>::infinity();
+    diff += (x[i] - ref[i]) * (x[i] - ref[i]);
+    norm += ref[i] * ref[i];
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+std::vector<double> read_output(const GemmProblem& p, const std::vector<int64_t>& row_list) {
+  const std::vector<int64_t> rows = all_rows_if_empty(row_list, p.m);
+  const MatrixView d = view_of(p.d, p.m, p.n);
+  std::vector<double> out;
+  out.reserve(size_t(p.batch_count) * rows.size() * size_t(p.n));
+  for (int64_t batch = 0; batch < p.batch_count; ++batch)
+    for (int64_t i : rows)
+      for (int64_t j = 0; j < p.n; ++j) out.push_back(load_as_float(d.data, d.dtype, d.offset(batch, i, j)));
+  return out;
+}
+
+}  // namespace tilegemm::reference

@@ -1,0 +1,221 @@
+#include "harness/workload.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+
+#include "cpu/reference.hpp"
+#include "problem/dtype.hpp"
+#include "problem/matrix_view.hpp"
+
+namespace tilegemm::harness {
+namespace {
+
+// Standard normal values from a counter-based generator (splitmix64 + Box-Muller): fast enough
+// for 10^8 values, and the same for a seed on every machine.
+class NormalGenerator {
+ public:
+  explicit NormalGenerator(uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ull + 1) {}
+  float next() {
+    if (has_spare_) {
+      has_spare_ = false;
+      return spare_;
+    }
+    const double u1 = (double(next_u64() >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
+    const double u2 = double(next_u64() >> 11) * 0x1.0p-53;
+    const double r = std::sqrt(-2.0 * std::log(u1)), theta = 2.0 * M_PI * u2;
+    spare_ = float(r * std::sin(theta));
+    has_spare_ = true;
+    return float(r * std::cos(theta));
+  }
+
+ private:
+  uint64_t next_u64() {
+    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  uint64_t state_;
+  float spare_ = 0.0f;
+  bool has_spare_ = false;
+};
+
+std::vector<uint8_t> random_buffer(int64_t elements, DType dtype, uint64_t seed) {
+  std::vector<uint8_t> bytes(size_t(elements) * dtype_size(dtype));
+  NormalGenerator gen(seed);
+  for (int64_t i = 0; i < elements; ++i) store_from_float(bytes.data(), dtype, i, gen.next());
+  return bytes;
+}
+
+void free_device(void* p) { cudaFree(p); }
+
+Status to_device(const std::vector<uint8_t>& host, DeviceBuffer* out) {
+  if (host.empty()) return Status::success();
+  void* p = nullptr;
+  if (cudaError_t e = cudaMalloc(&p, host.size()); e != cudaSuccess) {
+    return {StatusCode::cuda_error, std::string("cudaMalloc: ") + cudaGetErrorString(e)};
+  }
+  *out = DeviceBuffer(p, free_device);
+  if (cudaError_t e = cudaMemcpy(p, host.data(), host.size(), cudaMemcpyHostToDevice);
+      e != cudaSuccess) {
+    return {StatusCode::cuda_error, std::string("cudaMemcpy: ") + cudaGetErrorString(e)};
+  }
+  return Status::success();
+}
+
+int64_t packed_stride(Layout layout, int64_t rows, int64_t cols, int64_t ld) {
+  const int64_t eff = effective_ld(ld, layout, rows, cols);
+  return eff * (layout == Layout::row_major ? rows : cols);
+}
+
+}  // namespace
+
+int64_t storage_elements(Layout layout, int64_t rows, int64_t cols, int64_t ld,
+                         int64_t batch_count, int64_t batch_stride) {
+  if (rows == 0 || cols == 0) return 0;
+  const int64_t one = packed_stride(layout, rows, cols, ld);
+  return (batch_count - 1) * batch_stride + one;
+}
+
+double tolerance_for(DType output_dtype) {
+  switch (output_dtype) {
+    case DType::fp16: return 2e-3;  // unit roundoff 2^-11
+    case DType::bf16: return 1e-2;  // unit roundoff 2^-8
+    default: return 1e-4;
+  }
+}
+
+Workload::Workload(const WorkloadSpec& spec, bool on_gpu) : spec_(spec), on_gpu_(on_gpu) {}
+
+Status Workload::create(const WorkloadSpec& spec, bool on_gpu, std::unique_ptr<Workload>* out) {
+  std::unique_ptr<Workload> w(new Workload(spec, on_gpu));
+  const WorkloadSpec& s = spec;
+  const int64_t batches = s.batch_count;
+  auto elements = [&](Layout layout, int64_t rows, int64_t cols, int64_t ld) {
+    return storage_elements(layout, rows, cols, ld, batches, packed_stride(layout, rows, cols, ld));
+  };
+  w->host_a_ = random_buffer(elements(s.layout_a, s.m, s.k, s.lda), s.input_dtype, s.seed * 4 + 0);
+  w->host_b_ = random_buffer(elements(s.layout_b, s.k, s.n, s.ldb), s.input_dtype, s.seed * 4 + 1);
+  w->host_c_ = random_buffer(elements(s.layout_c, s.m, s.n, s.ldc), s.output_dtype, s.seed * 4 + 2);
+  if (s.bias) w->host_bias_ = random_buffer(s.n, s.output_dtype, s.seed * 4 + 3);
+  // In place, D is a copy of C that the run overwrites; host_c_ keeps C for the reference.
+  w->host_d_ = w->host_c_;
+  if (on_gpu) {
+    for (auto [host, dev] : {std::pair{&w->host_a_, &w->dev_a_}, {&w->host_b_, &w->dev_b_},
+                             {&w->host_c_, &w->dev_c_}, {&w->host_d_, &w->dev_d_},
+                             {&w->host_bias_, &w->dev_bias_}}) {
+      if (Status st = to_device(*host, dev); !st.ok()) return st;
+    }
+  }
+  if (Status st = w->poison_output(); !st.ok()) return st;
+  *out = std::move(w);
+  return Status::success();
+}
+
+GemmProblem Workload::problem_over(const void* a, const void* b, const void* c, void* d,
+                                   const void* bias) const {
+  const WorkloadSpec& s = spec_;
+  GemmProblem p;
+  p.m = s.m;
+  p.n = s.n;
+  p.k = s.k;
+  p.batch_count = s.batch_count;
+  p.a = {a, s.input_dtype, s.layout_a, s.lda, packed_stride(s.layout_a, s.m, s.k, s.lda)};
+  p.b = {b, s.input_dtype, s.layout_b, s.ldb, packed_stride(s.layout_b, s.k, s.n, s.ldb)};
+  p.c = {c, s.output_dtype, s.layout_c, s.ldc, packed_stride(s.layout_c, s.m, s.n, s.ldc)};
+  p.d = {d, s.output_dtype, s.layout_c, s.ldc, packed_stride(s.layout_c, s.m, s.n, s.ldc)};
+  if (s.batch_count == 1) p.a.batch_stride = p.b.batch_stride = p.c.batch_stride = p.d.batch_stride = 0;
+  p.epilogue.alpha = s.alpha;
+  p.epilogue.beta = s.beta;
+  p.epilogue.bias = bias;
+  p.epilogue.bias_dtype = s.output_dtype;
+  p.epilogue.activation = s.activation;
+  p.epilogue.leaky_relu_slope = s.leaky_relu_slope;
+  return p;
+}
+
+GemmProblem Workload::problem() const {
+  const bool in_place = spec_.in_place;
+  if (!on_gpu_) {
+    auto* d = const_cast<uint8_t*>(host_d_.data());
+    return problem_over(host_a_.data(), host_b_.data(), in_place ? d : host_c_.data(), d,
+                        spec_.bias ? host_bias_.data() : nullptr);
+  }
+  void* d = dev_d_.get();
+  return problem_over(dev_a_.get(), dev_b_.get(), in_place ? d : dev_c_.get(), d,
+                      spec_.bias ? dev_bias_.get() : nullptr);
+}
+
+Status Workload::poison_output() {
+  // Out of place: NaN everywhere, so unwritten elements fail the check. In place D is also an
+  // input, so it is restored to C instead.
+  std::vector<uint8_t> fill = host_c_;
+  if (!spec_.in_place) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const int64_t count = int64_t(fill.size()) / dtype_size(spec_.output_dtype);
+    for (int64_t i = 0; i < count; ++i) store_from_float(fill.data(), spec_.output_dtype, i, nan);
+  }
+  if (!on_gpu_) {
+    // Copy into the existing buffer: problem() handed out its address.
+    std::copy(fill.begin(), fill.end(), host_d_.begin());
+    return Status::success();
+  }
+  cudaError_t e = cudaMemcpy(dev_d_.get(), fill.data(), fill.size(), cudaMemcpyHostToDevice);
+  return e == cudaSuccess ? Status::success()
+                          : Status{StatusCode::cuda_error, std::string("cudaMemcpy: ") + cudaGetErrorString(e)};
+}
+
+Status Workload::fetch_output() {
+  if (!on_gpu_) return Status::success();
+  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
+    return {StatusCode::cuda_error, std::string("kernel execution: ") + cudaGetErrorString(e)};
+  }
+  cudaError_t e = cudaMemcpy(host_d_.data(), dev_d_.get(), host_d_.size(), cudaMemcpyDeviceToHost);
+  return e == cudaSuccess ? Status::success()
+                          : Status{StatusCode::cuda_error, std::string("cudaMemcpy: ") + cudaGetErrorString(e)};
+}
+
+double Workload::check(double max_reference_flops, int64_t* rows_checked) const {
+  // The reference reads the inputs as drawn (host_c_ is never written) and D as fetched.
+  GemmProblem host = problem_over(host_a_.data(), host_b_.data(), host_c_.data(),
+                                  const_cast<uint8_t*>(host_d_.data()),
+                                  spec_.bias ? host_bias_.data() : nullptr);
+  // Every element must have been written: scan all of D for NaN/inf first.
+  const std::vector<double> all = reference::read_output(host);
+  for (double v : all)
+    if (!std::isfinite(v)) {
+      if (rows_checked) *rows_checked = 0;
+      return std::numeric_limits<double>::infinity();
+    }
+  std::vector<int64_t> rows;
+  const double flops = 2.0 * double(spec_.m) * double(spec_.n) * double(spec_.k) * double(spec_.batch_count);
+  if (flops > max_reference_flops && spec_.m > 1) {
+    const int64_t want = std::max<int64_t>(1, int64_t(double(spec_.m) * max_reference_flops / flops));
+    std::vector<int64_t> all_rows(spec_.m);
+    std::iota(all_rows.begin(), all_rows.end(), 0);
+    std::mt19937_64 rng(spec_.seed + 99);
+    std::shuffle(all_rows.begin(), all_rows.end(), rng);
+    rows.assign(all_rows.begin(), all_rows.begin() + std::min(want, spec_.m));
+    std::sort(rows.begin(), rows.end());
+  }
+  if (rows_checked) *rows_checked = rows.empty() ? spec_.m : int64_t(rows.size());
+  const std::vector<double> ref = reference::gemm(host, rows);
+  const std::vector<double> got = rows.empty() ? all : reference::read_output(host, rows);
+  return reference::relative_error(got, ref);
+}
+
+double Workload::min_bytes() const {
+  const WorkloadSpec& s = spec_;
+  const double in = dtype_size(s.input_dtype), out = dtype_size(s.output_dtype);
+  double bytes = double(s.batch_count) * (double(s.m) * s.k * in + double(s.k) * s.n * in +
+                                          double(s.m) * s.n * out);
+  if (s.beta != 0.0f) bytes += double(s.batch_count) * double(s.m) * s.n * out;
+  return bytes;
+}
+
+}  // namespace tilegemm::harness

@@ -1,0 +1,74 @@
+// A GEMM workload for the CLI, the benchmark and the tests: random inputs in host memory and,
+// for the GPU backend, device copies; the problem description over them; and the check of D
+// against the float64 reference.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tilegemm/tilegemm.hpp"
+
+namespace tilegemm::harness {
+
+struct WorkloadSpec {
+  int64_t m = 0, n = 0, k = 0, batch_count = 1;
+  DType input_dtype = DType::fp32;   // A and B
+  DType output_dtype = DType::fp32;  // C and D
+  Layout layout_a = Layout::row_major, layout_b = Layout::row_major, layout_c = Layout::row_major;
+  int64_t lda = 0, ldb = 0, ldc = 0;  // 0 = packed
+  float alpha = 1.0f, beta = 0.0f;
+  bool bias = false;
+  Activation activation = Activation::none;
+  float leaky_relu_slope = 0.01f;
+  bool in_place = false;  // D is C
+  uint64_t seed = 1;
+};
+
+// Releases device memory on destruction (a null deleter on the CPU backend).
+using DeviceBuffer = std::unique_ptr<void, void (*)(void*)>;
+
+class Workload {
+ public:
+  // Draws the inputs (standard normal, rounded to their dtype) and, when `on_gpu`, copies them
+  // to the device. D starts poisoned with NaN.
+  static Status create(const WorkloadSpec& spec, bool on_gpu, std::unique_ptr<Workload>* out);
+
+  const WorkloadSpec& spec() const { return spec_; }
+  bool on_gpu() const { return on_gpu_; }
+  // The problem over the buffers gemm() should use (device memory on the GPU backend).
+  GemmProblem problem() const;
+  // Fills D with NaN so that elements a kernel fails to write show up in the check.
+  Status poison_output();
+  // Copies D back to host memory (no-op on the CPU backend).
+  Status fetch_output();
+  // Relative Frobenius error of D (after fetch_output) against the float64 reference. When the
+  // reference would take more than `max_reference_flops`, a random sample of rows is checked
+  // (*rows_checked says how many; all rows are still scanned for NaN).
+  double check(double max_reference_flops, int64_t* rows_checked = nullptr) const;
+  // Bytes the problem must move at the least: each input read once, D written once.
+  double min_bytes() const;
+
+ private:
+  explicit Workload(const WorkloadSpec& spec, bool on_gpu);
+  GemmProblem problem_over(const void* a, const void* b, const void* c, void* d,
+                           const void* bias) const;
+
+  WorkloadSpec spec_;
+  bool on_gpu_;
+  std::vector<uint8_t> host_a_, host_b_, host_c_, host_d_, host_bias_;
+  DeviceBuffer dev_a_{nullptr, nullptr}, dev_b_{nullptr, nullptr}, dev_c_{nullptr, nullptr},
+      dev_d_{nullptr, nullptr}, dev_bias_{nullptr, nullptr};
+};
+
+// Relative-error limit for a result stored as `output_dtype` (fp32 accumulation throughout):
+// a few units of rounding of the output type, and 1e-4 for fp32 accumulation over long K.
+double tolerance_for(DType output_dtype);
+
+// Elements of a matrix of `rows x cols` in `layout` with leading dimension `ld` (0 = packed)
+// and `batch_count` entries of `batch_stride`.
+int64_t storage_elements(Layout layout, int64_t rows, int64_t cols, int64_t ld,
+                         int64_t batch_count, int64_t batch_stride);
+
+}  // namespace tilegemm::harness

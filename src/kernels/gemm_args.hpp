@@ -1,0 +1,34 @@
+// What every GPU kernel receives: the problem reduced to views, sizes and the epilogue.
+// Built once on the host (make_gemm_args) and passed to the kernel by value.
+#pragma once
+
+#include <cstdint>
+
+#include "epilogue/epilogue.hpp"
+#include "problem/matrix_view.hpp"
+
+namespace tilegemm {
+
+struct GemmArgs {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t batch_count = 1;
+  MatrixView a;  // M x K
+  MatrixView b;  // K x N
+  EpilogueParams epilogue;
+  int group_size_m = 8;
+};
+
+inline GemmArgs make_gemm_args(const GemmProblem& p, int group_size_m) {
+  GemmArgs args;
+  args.m = p.m;
+  args.n = p.n;
+  args.k = p.k;
+  args.batch_count = p.batch_count;
+  args.a = view_of(p.a, p.m, p.k);
+  args.b = view_of(p.b, p.k, p.n);
+  args.epilogue = make_epilogue_params(p);
+  args.group_size_m = group_size_m;
+  return args;
+}
+
+}  // namespace tilegemm

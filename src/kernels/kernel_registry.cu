@@ -1,0 +1,111 @@
+// The kernel table, config choice and launch: the GPU half of gemm().
+#include <cuda_runtime.h>
+
+#include <climits>
+
+#include "kernels/cuda_check.hpp"
+#include "kernels/kernel_registry.hpp"
+#include "schedule/tile_order.hpp"
+
+namespace tilegemm::gpu {
+
+const std::vector<Kernel>& kernels() {
+  static const std::vector<Kernel> table = {naive_kernel(), smem_kernel(), tile2d_kernel(),
+                                            warptile_kernel()};
+  return table;
+}
+
+int device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();  // clear the "no device" error so later calls start clean
+    return 0;
+  }
+  return count;
+}
+
+namespace {
+
+int current_sm_count() {
+  int device = 0, sms = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    return 132;
+  }
+  return sms;
+}
+
+// The heuristic until the autotuner exists: the largest warptile shape that still gives every
+// SM at least two programs (a program per SM leaves the second block slot idle), else the one
+// with the most programs.
+KernelConfig default_warptile_config(const Kernel& kernel, const GemmProblem& p) {
+  const int64_t sms = current_sm_count();
+  for (const KernelConfig& c : kernel.info.configs) {
+    if (num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count >= 2 * sms) return c;
+  }
+  return kernel.info.configs.back();
+}
+
+const Kernel* find_kernel(const std::string& name) {
+  for (const Kernel& k : kernels())
+    if (k.info.name == name) return &k;
+  return nullptr;
+}
+
+}  // namespace
+
+Status run(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {
+  const std::string name = options.kernel.empty() || options.kernel == "auto" ? "warptile"
+                                                                              : options.kernel;
+  const Kernel* kernel = find_kernel(name);
+  if (kernel == nullptr) {
+    std::string list;
+    for (const Kernel& k : kernels()) list += " " + k.info.name;
+    return {StatusCode::invalid_argument,
+            "kernel '" + options.kernel + "' does not exist; available: auto" + list};
+  }
+  KernelConfig config = options.config ? *options.config
+                        : name == "warptile" ? default_warptile_config(*kernel, p)
+                                             : kernel->info.default_config;
+  if (std::string why = kernel->can_implement(p, config); !why.empty()) {
+    return {StatusCode::invalid_argument, why};
+  }
+  if (num_tiles(p.m, p.n, config.block_m, config.block_n) > INT_MAX) {
+    return {StatusCode::not_supported, "the problem has more output tiles than one launch holds"};
+  }
+  if (report) *report = {Backend::gpu, kernel->info.name, config};
+  if (p.m == 0 || p.n == 0) return Status::success();
+  return kernel->launch(make_gemm_args(p, config.group_size_m), config, p.stream);
+}
+
+}  // namespace tilegemm::gpu
+
+namespace tilegemm {
+
+std::vector<KernelInfo> available_kernels() {
+  std::vector<KernelInfo> infos;
+  for (const auto& k : gpu::kernels()) infos.push_back(k.info);
+  return infos;
+}
+
+std::vector<DeviceInfo> devices() {
+  std::vector<DeviceInfo> out;
+  const int count = gpu::device_count();
+  for (int i = 0; i < count; ++i) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) continue;
+    DeviceInfo d;
+    d.index = i;
+    d.name = prop.name;
+    d.sm_count = prop.multiProcessorCount;
+    d.compute_capability_major = prop.major;
+    d.compute_capability_minor = prop.minor;
+    d.l2_bytes = prop.l2CacheSize;
+    d.shared_memory_per_block_optin = int64_t(prop.sharedMemPerBlockOptin);
+    d.global_memory_bytes = int64_t(prop.totalGlobalMem);
+    out.push_back(d);
+  }
+  return out;
+}
+
+}  // namespace tilegemm

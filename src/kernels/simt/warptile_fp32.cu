@@ -1,0 +1,6 @@
+// Warptile instantiations for fp32 inputs (see warptile.cuh).
+#include "kernels/simt/warptile.cuh"
+
+namespace tilegemm::simt::warptile {
+template bool launch_for_type<float>(const GemmArgs&, const KernelConfig&, bool, cudaStream_t);
+}  // namespace tilegemm::simt::warptile

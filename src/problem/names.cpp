@@ -1,0 +1,70 @@
+// Names of the public enums, as the CLI and the messages write them.
+#include "tilegemm/tilegemm.hpp"
+
+namespace tilegemm {
+
+std::string_view to_string(DType dtype) {
+  switch (dtype) {
+    case DType::fp32: return "fp32";
+    case DType::fp16: return "fp16";
+    case DType::bf16: return "bf16";
+    case DType::tf32: return "tf32";
+    case DType::fp8_e4m3: return "fp8";
+  }
+  return "?";
+}
+
+std::string_view to_string(Layout layout) {
+  return layout == Layout::row_major ? "row" : "col";
+}
+
+std::string_view to_string(Activation activation) {
+  switch (activation) {
+    case Activation::none: return "none";
+    case Activation::relu: return "relu";
+    case Activation::leaky_relu: return "leaky_relu";
+    case Activation::gelu: return "gelu";
+    case Activation::silu: return "silu";
+  }
+  return "?";
+}
+
+std::string_view to_string(Backend backend) {
+  switch (backend) {
+    case Backend::automatic: return "auto";
+    case Backend::gpu: return "gpu";
+    case Backend::cpu: return "cpu";
+  }
+  return "?";
+}
+
+std::optional<DType> parse_dtype(std::string_view s) {
+  for (DType d : {DType::fp32, DType::fp16, DType::bf16, DType::tf32, DType::fp8_e4m3}) {
+    if (s == to_string(d)) return d;
+  }
+  return std::nullopt;
+}
+
+std::optional<Layout> parse_layout(std::string_view s) {
+  if (s == "row" || s == "row_major") return Layout::row_major;
+  if (s == "col" || s == "col_major") return Layout::col_major;
+  return std::nullopt;
+}
+
+std::optional<Backend> parse_backend(std::string_view s) {
+  for (Backend b : {Backend::automatic, Backend::gpu, Backend::cpu}) {
+    if (s == to_string(b)) return b;
+  }
+  return std::nullopt;
+}
+
+int dtype_size(DType dtype) {
+  switch (dtype) {
+    case DType::fp16:
+    case DType::bf16: return 2;
+    case DType::fp8_e4m3: return 1;
+    default: return 4;
+  }
+}
+
+}  // namespace tilegemm

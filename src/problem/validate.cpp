@@ -1,0 +1,192 @@
+// Problem validation: every check gemm() makes before it touches D.
+//
+// Each failure names the argument and the value, so a caller can fix the call from the message
+// alone. All size arithmetic is checked for int64 overflow.
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "problem/matrix_view.hpp"
+#include "problem/validate.hpp"
+
+namespace tilegemm {
+namespace {
+
+Status invalid(const std::string& message) { return {StatusCode::invalid_argument, message}; }
+
+std::optional<int64_t> checked_mul(int64_t x, int64_t y) {
+  int64_t r;
+  if (__builtin_mul_overflow(x, y, &r)) return std::nullopt;
+  return r;
+}
+
+std::optional<int64_t> checked_add(int64_t x, int64_t y) {
+  int64_t r;
+  if (__builtin_add_overflow(x, y, &r)) return std::nullopt;
+  return r;
+}
+
+bool is_storage_dtype(DType d) { return d == DType::fp32 || d == DType::fp16 || d == DType::bf16; }
+
+Status check_dtype(const char* name, DType d) {
+  if (is_storage_dtype(d)) return Status::success();
+  if (d == DType::tf32) {
+    return {StatusCode::not_supported,
+            std::string(name) +
+                ".dtype tf32 is not supported yet (it comes with the tensor-core kernels); "
+                "use fp32 for IEEE float32 math"};
+  }
+  return {StatusCode::not_supported, std::string(name) + ".dtype " +
+                                         std::string(to_string(d)) +
+                                         " is not supported yet; use fp32, fp16 or bf16"};
+}
+
+// One matrix operand as validation sees it.
+struct Operand {
+  const char* name;
+  const void* data;
+  DType dtype;
+  Layout layout;
+  int64_t ld;
+  int64_t batch_stride;
+  int64_t rows, cols;
+};
+
+// Checks the leading dimension and batch stride, and returns the number of elements from the
+// first element of batch 0 to one past the last element of the last batch entry.
+Status check_extent(const Operand& op, int64_t batch_count, int64_t* span_out) {
+  std::string name = op.name;
+  if (op.ld < 0) return invalid(name + ".ld must be >= 0 (got " + std::to_string(op.ld) + ")");
+  int64_t min_ld = min_leading_dim(op.layout, op.rows, op.cols);
+  if (op.ld != 0 && op.ld < min_ld) {
+    return invalid(name + ".ld = " + std::to_string(op.ld) + " is smaller than the " +
+                   (op.layout == Layout::row_major ? "row length" : "column length") + " " +
+                   std::to_string(min_ld) + " of a " + std::to_string(op.rows) + "x" +
+                   std::to_string(op.cols) + " " + std::string(to_string(op.layout)) +
+                   "-major matrix");
+  }
+  if (op.batch_stride < 0) {
+    return invalid(name + ".batch_stride must be >= 0 (got " + std::to_string(op.batch_stride) +
+                   ")");
+  }
+  Strides s = strides_of(op.layout, effective_ld(op.ld, op.layout, op.rows, op.cols));
+  auto overflow = [&] { return invalid(name + ": matrix extent overflows 64-bit indexing"); };
+  auto last_row = checked_mul(op.rows - 1, s.row);
+  auto last_col = checked_mul(op.cols - 1, s.col);
+  if (!last_row || !last_col) return overflow();
+  auto one = checked_add(*last_row, *last_col);
+  if (!one || !(one = checked_add(*one, 1))) return overflow();
+  auto batches = checked_mul(batch_count - 1, op.batch_stride);
+  if (!batches) return overflow();
+  auto span = checked_add(*batches, *one);
+  if (!span || !checked_mul(*span, dtype_size(op.dtype))) return overflow();
+  *span_out = *span;
+  // The bytes of one matrix must fit in a batch stride for outputs; checked by the caller.
+  return Status::success();
+}
+
+struct ByteRange {
+  uintptr_t begin = 0, end = 0;
+  bool overlaps(const ByteRange& o) const { return begin < o.end && o.begin < end; }
+};
+
+ByteRange bytes_of(const void* data, int64_t span, DType dtype) {
+  auto begin = reinterpret_cast<uintptr_t>(data);
+  return {begin, begin + static_cast<uintptr_t>(span) * static_cast<uintptr_t>(dtype_size(dtype))};
+}
+
+}  // namespace
+
+Status validate(const GemmProblem& p) {
+  if (p.m < 0) return invalid("m must be >= 0 (got " + std::to_string(p.m) + ")");
+  if (p.n < 0) return invalid("n must be >= 0 (got " + std::to_string(p.n) + ")");
+  if (p.k < 0) return invalid("k must be >= 0 (got " + std::to_string(p.k) + ")");
+  if (p.batch_count < 1) {
+    return invalid("batch_count must be >= 1 (got " + std::to_string(p.batch_count) + ")");
+  }
+  for (auto [name, d] : {std::pair{"a", p.a.dtype}, {"b", p.b.dtype}, {"d", p.d.dtype}}) {
+    if (Status s = check_dtype(name, d); !s.ok()) return s;
+  }
+  if (p.a.dtype != p.b.dtype) {
+    return {StatusCode::not_supported, "a.dtype (" + std::string(to_string(p.a.dtype)) +
+                                           ") and b.dtype (" + std::string(to_string(p.b.dtype)) +
+                                           ") must be the same"};
+  }
+  const bool reads_c = p.epilogue.beta != 0.0f;
+  if (reads_c) {
+    if (Status s = check_dtype("c", p.c.dtype); !s.ok()) return s;
+  }
+  if (p.epilogue.bias != nullptr && p.epilogue.bias_dtype != DType::fp32 &&
+      p.epilogue.bias_dtype != p.d.dtype) {
+    return {StatusCode::not_supported, "epilogue.bias_dtype (" +
+                                           std::string(to_string(p.epilogue.bias_dtype)) +
+                                           ") must be fp32 or d.dtype (" +
+                                           std::string(to_string(p.d.dtype)) + ")"};
+  }
+  if (p.epilogue.activation == Activation::leaky_relu && !(p.epilogue.leaky_relu_slope == p.epilogue.leaky_relu_slope)) {
+    return invalid("epilogue.leaky_relu_slope must be a number (got NaN)");
+  }
+  if (p.m == 0 || p.n == 0) return Status::success();  // nothing to compute or write
+
+  // Pointers: A and B only matter when there is a K loop; C only when beta != 0.
+  const bool reads_ab = p.k > 0;
+  if (reads_ab && p.a.data == nullptr) return invalid("a.data is null but m*k > 0");
+  if (reads_ab && p.b.data == nullptr) return invalid("b.data is null but k*n > 0");
+  if (reads_c && p.c.data == nullptr) return invalid("c.data is null but beta != 0");
+  if (p.d.data == nullptr) return invalid("d.data is null but m*n > 0");
+  if (!checked_mul(p.m, p.n) || !checked_mul(p.m, p.k) || !checked_mul(p.k, p.n)) {
+    return invalid("m*n, m*k or k*n overflows 64-bit indexing");
+  }
+
+  Operand a{"a", p.a.data, p.a.dtype, p.a.layout, p.a.ld, p.a.batch_stride, p.m, p.k};
+  Operand b{"b", p.b.data, p.b.dtype, p.b.layout, p.b.ld, p.b.batch_stride, p.k, p.n};
+  Operand c{"c", p.c.data, p.c.dtype, p.c.layout, p.c.ld, p.c.batch_stride, p.m, p.n};
+  Operand d{"d", p.d.data, p.d.dtype, p.d.layout, p.d.ld, p.d.batch_stride, p.m, p.n};
+  int64_t span_a = 0, span_b = 0, span_c = 0, span_d = 0;
+  if (reads_ab) {
+    if (Status s = check_extent(a, p.batch_count, &span_a); !s.ok()) return s;
+    if (Status s = check_extent(b, p.batch_count, &span_b); !s.ok()) return s;
+  }
+  if (reads_c) {
+    if (Status s = check_extent(c, p.batch_count, &span_c); !s.ok()) return s;
+  }
+  if (Status s = check_extent(d, p.batch_count, &span_d); !s.ok()) return s;
+
+  // Each batch entry of D must have its own memory, or the entries would overwrite each other.
+  if (p.batch_count > 1) {
+    int64_t one_d = 0;
+    check_extent(d, 1, &one_d);
+    if (p.d.batch_stride < one_d) {
+      return invalid("d.batch_stride = " + std::to_string(p.d.batch_stride) +
+                     " makes batch entries of D overlap (one entry spans " +
+                     std::to_string(one_d) + " elements)");
+    }
+  }
+
+  ByteRange d_bytes = bytes_of(p.d.data, span_d, p.d.dtype);
+  if (reads_ab && d_bytes.overlaps(bytes_of(p.a.data, span_a, p.a.dtype))) {
+    return invalid("d overlaps a: the output may not share memory with an input of the product");
+  }
+  if (reads_ab && d_bytes.overlaps(bytes_of(p.b.data, span_b, p.b.dtype))) {
+    return invalid("d overlaps b: the output may not share memory with an input of the product");
+  }
+  if (reads_c && d_bytes.overlaps(bytes_of(p.c.data, span_c, p.c.dtype))) {
+    const bool in_place = p.c.data == p.d.data && p.c.dtype == p.d.dtype &&
+                          p.c.layout == p.d.layout &&
+                          effective_ld(p.c.ld, p.c.layout, p.m, p.n) ==
+                              effective_ld(p.d.ld, p.d.layout, p.m, p.n) &&
+                          p.c.batch_stride == p.d.batch_stride;
+    if (!in_place) {
+      return invalid(
+          "d overlaps c but is not the same matrix: in-place use needs the same pointer, dtype, "
+          "layout, ld and batch_stride");
+    }
+  }
+  if (p.epilogue.bias != nullptr &&
+      d_bytes.overlaps(bytes_of(p.epilogue.bias, p.n, p.epilogue.bias_dtype))) {
+    return invalid("d overlaps epilogue.bias");
+  }
+  return Status::success();
+}
+
+}  // namespace tilegemm

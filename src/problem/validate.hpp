@@ -1,0 +1,21 @@
+// Problem validation and the facts about a problem the kernels choose by.
+#pragma once
+
+#include <cstdint>
+
+#include "tilegemm/tilegemm.hpp"
+
+namespace tilegemm {
+
+// Declared in the public header; defined in validate.cpp:
+//   Status validate(const GemmProblem& problem);
+
+// True when 16-byte vector loads of the operand are safe along its contiguous dimension:
+// the base pointer, the leading dimension and the batch stride are all multiples of 16 bytes.
+inline bool vector_aligned(const void* data, int64_t ld, int64_t batch_stride, int element_size) {
+  const int64_t per_vector = 16 / element_size;
+  return reinterpret_cast<uintptr_t>(data) % 16 == 0 && ld % per_vector == 0 &&
+         batch_stride % per_vector == 0;
+}
+
+}  // namespace tilegemm

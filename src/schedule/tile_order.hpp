@@ -1,0 +1,87 @@
+// Program id -> output tile: the one place the library maps a 1-D launch onto the tile grid.
+//
+// Used by every GPU kernel and by the CPU backend, and unit-tested on the host. The grouped
+// order is the Triton tutorial's, written out step by step with the seeds' names so each
+// intermediate can be shown by `tilegemm explain`:
+//
+//   num_pid_m        = cdiv(M, BLOCK_SIZE_M)
+//   num_pid_n        = cdiv(N, BLOCK_SIZE_N)
+//   num_pid_in_group = GROUP_SIZE_M * num_pid_n
+//   group_id         = pid / num_pid_in_group
+//   first_pid_m      = group_id * GROUP_SIZE_M
+//   group_size_m     = min(num_pid_m - first_pid_m, GROUP_SIZE_M)   // the last group may be smaller
+//   pid_m            = first_pid_m + (pid % num_pid_in_group) % group_size_m
+//   pid_n            = (pid % num_pid_in_group) / group_size_m
+//
+// Within a group, programs walk down a column of GROUP_SIZE_M tiles before moving one tile to the
+// right, so programs that run at the same time share rows of A and columns of B in L2.
+// (The seeds also write pid_m = first_pid_m + pid % group_size_m; that is the same value whenever
+// num_pid_in_group is a multiple of group_size_m, i.e. in every group but a smaller last one,
+// where only the form above stays inside the group. We use the form above.)
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define TILEGEMM_HOST_DEVICE __host__ __device__
+#else
+#define TILEGEMM_HOST_DEVICE
+#endif
+
+namespace tilegemm {
+
+TILEGEMM_HOST_DEVICE constexpr int64_t cdiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
+
+struct TileCoord {
+  int64_t pid_m = 0;
+  int64_t pid_n = 0;
+};
+
+// Every intermediate of the grouped mapping (what `explain` prints).
+struct GroupedOrderSteps {
+  int64_t num_pid_m, num_pid_n, num_pid_in_group, group_id, first_pid_m, group_size_m;
+  int64_t pid_m, pid_n;
+};
+
+TILEGEMM_HOST_DEVICE constexpr GroupedOrderSteps grouped_tile_order_steps(
+    int64_t pid, int64_t m, int64_t n, int64_t block_m, int64_t block_n, int64_t group_size_m) {
+  GroupedOrderSteps s{};
+  s.num_pid_m = cdiv(m, block_m);
+  s.num_pid_n = cdiv(n, block_n);
+  s.num_pid_in_group = group_size_m * s.num_pid_n;
+  s.group_id = pid / s.num_pid_in_group;
+  s.first_pid_m = s.group_id * group_size_m;
+  s.group_size_m = s.num_pid_m - s.first_pid_m < group_size_m ? s.num_pid_m - s.first_pid_m
+                                                             : group_size_m;
+  s.pid_m = s.first_pid_m + (pid % s.num_pid_in_group) % s.group_size_m;
+  s.pid_n = (pid % s.num_pid_in_group) / s.group_size_m;
+  return s;
+}
+
+TILEGEMM_HOST_DEVICE constexpr TileCoord grouped_tile_order(int64_t pid, int64_t m, int64_t n,
+                                                            int64_t block_m, int64_t block_n,
+                                                            int64_t group_size_m) {
+  GroupedOrderSteps s = grouped_tile_order_steps(pid, m, n, block_m, block_n, group_size_m);
+  return {s.pid_m, s.pid_n};
+}
+
+// Plain row-major launch order: pid walks along N first. Equals the grouped order with
+// GROUP_SIZE_M = 1.
+TILEGEMM_HOST_DEVICE constexpr TileCoord row_major_tile_order(int64_t pid, int64_t n,
+                                                              int64_t block_n) {
+  int64_t num_pid_n = cdiv(n, block_n);
+  return {pid / num_pid_n, pid % num_pid_n};
+}
+
+TILEGEMM_HOST_DEVICE constexpr int64_t num_tiles(int64_t m, int64_t n, int64_t block_m,
+                                                 int64_t block_n) {
+  return cdiv(m, block_m) * cdiv(n, block_n);
+}
+
+// How many of a tile's `tile` rows (or columns, or K steps) starting at `start` lie inside an
+// extent of `size`: the mask length at the matrix edge.
+TILEGEMM_HOST_DEVICE constexpr int valid_extent(int64_t size, int64_t start, int tile) {
+  return size - start < tile ? static_cast<int>(size - start) : tile;
+}
+
+}  // namespace tilegemm

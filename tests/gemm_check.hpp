@@ -1,0 +1,40 @@
+// Shared by the host and GPU test suites: run one workload through gemm() from a poisoned D and
+// return its relative error against the float64 reference.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "harness/workload.hpp"
+
+namespace tilegemm::testing {
+
+inline std::string describe(const harness::WorkloadSpec& s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) +
+         " batch=" + std::to_string(s.batch_count) + " " + std::string(to_string(s.input_dtype)) +
+         "->" + std::string(to_string(s.output_dtype)) + " A=" +
+         std::string(to_string(s.layout_a)) + " B=" + std::string(to_string(s.layout_b)) +
+         " C=" + std::string(to_string(s.layout_c)) + " lda=" + std::to_string(s.lda) +
+         " ldb=" + std::to_string(s.ldb) + " ldc=" + std::to_string(s.ldc) +
+         " alpha=" + std::to_string(s.alpha) + " beta=" + std::to_string(s.beta) +
+         (s.bias ? " bias" : "") + " act=" + std::string(to_string(s.activation)) +
+         (s.in_place ? " in-place" : "");
+}
+
+// Runs `spec` with `options` and checks the result against the reference within the output
+// type's tolerance. Fresh random inputs per seed; D poisoned with NaN before the run.
+inline void expect_matches_reference(const harness::WorkloadSpec& spec, const GemmOptions& options) {
+  std::unique_ptr<harness::Workload> w;
+  const bool gpu = options.backend == Backend::gpu;
+  ASSERT_TRUE(harness::Workload::create(spec, gpu, &w).ok());
+  const Status s = gemm(w->problem(), options);
+  ASSERT_TRUE(s.ok()) << s.message << " | " << describe(spec);
+  ASSERT_TRUE(w->fetch_output().ok());
+  const double error = w->check(1e12);
+  EXPECT_LE(error, harness::tolerance_for(spec.output_dtype))
+      << describe(spec) << " kernel=" << options.kernel
+      << (options.config ? " config=" + to_string(*options.config) : "");
+}
+
+}  // namespace tilegemm::testing

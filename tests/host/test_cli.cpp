@@ -1,0 +1,108 @@
+// The tilegemm command as a user runs it: golden output of `explain`, and error messages.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+namespace {
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+Result run_cli(const std::string& args) {
+  const std::string cmd = std::string(TILEGEMM_CLI_PATH) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return {-1, "popen failed"};
+  std::string out;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string golden(const std::string& name) {
+  std::ifstream in(std::string(TILEGEMM_GOLDEN_DIR) + "/" + name);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(CliExplain, SeedExamplePid60MatchesGolden) {
+  const Result r = run_cli("explain 1024 768 128 --block 128x64x32 --group 2 --pid 60 --wave 8");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.output, golden("explain_1024_768_128_pid60.txt"));
+  EXPECT_NE(r.output.find("pid_m            = 4 + (60 % 24) % 2"), std::string::npos);
+}
+
+TEST(CliExplain, SeedExampleEightByEightMatchesGolden) {
+  const Result r = run_cli("explain 8 8 6 --block 2x2x2 --group 2 --pid 15 --wave 4");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.output, golden("explain_8_8_6_pid15.txt"));
+}
+
+TEST(CliExplain, RowOrderIsAvailable) {
+  const Result r = run_cli("explain 1024 768 128 --block 128x64x32 --pid 60 --order row --wave 8");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("pid_m            = 60 // 12"), std::string::npos) << r.output;
+}
+
+TEST(CliExplain, BadArgumentsNameTheOption) {
+  Result r = run_cli("explain 1024 768 128 --block 128x64 --pid 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--block '128x64'"), std::string::npos) << r.output;
+  r = run_cli("explain 1024 768 128 --block 128x64x32 --pid 96");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--pid 96 is outside the grid of 96 programs"), std::string::npos) << r.output;
+  r = run_cli("explain 1024 768 128 --group 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--group must be > 0"), std::string::npos) << r.output;
+}
+
+TEST(CliRun, BadOptionValuesAreNamed) {
+  struct Case {
+    const char* args;
+    const char* message;
+  } cases[] = {
+      {"run 8 8 8 --dtype fp64", "--dtype 'fp64' is not a dtype"},
+      {"run 8 8 8 --dtype tf32", "a.dtype tf32 is not supported yet"},
+      {"run 8 8 8 --layout-a diag", "--layout-a 'diag' is not a layout"},
+      {"run 8 8 8 --activation tanh", "--activation 'tanh' is not an activation"},
+      {"run 8 8 8 --activation leaky_relu:abc", "slope 'abc' is not a number"},
+      {"run 8 8 8 --backend tpu", "--backend 'tpu' is not a backend"},
+      {"run 8 8 8 --config 128x128", "--config: config '128x128'"},
+      {"run 8 8 8 --lda 3 --backend cpu", "a.ld = 3 is smaller than the row length 8"},
+      {"run -5 8 8 --backend cpu", "M, N and K must be >= 0"},
+      {"run 8 8 8 --backend cpu --kernel warptile", "is a GPU kernel"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run_cli(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
+
+TEST(CliRun, CpuBackendChecksAgainstTheReference) {
+  const Result r = run_cli("run 65 33 47 --backend cpu --check --beta 0.5 --bias --activation gelu --reps 1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
+}
+
+TEST(CliRun, JsonOutputHasTheCheck) {
+  const Result r = run_cli("run 16 16 16 --backend cpu --check --json --reps 1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"passed\": true"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\"kernel\": \"cpu\""), std::string::npos) << r.output;
+}
+
+TEST(CliInfo, ListsKernels) {
+  const Result r = run_cli("info");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("warptile"), std::string::npos) << r.output;
+}
+
+}  // namespace

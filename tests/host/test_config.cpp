@@ -1,0 +1,50 @@
+#include <gtest/gtest.h>
+
+#include "tilegemm/config.hpp"
+
+namespace tilegemm {
+namespace {
+
+TEST(KernelConfig, PrintsInTheDocumentedForm) {
+  KernelConfig c{128, 128, 32, 8, 3, 8, 0, 0};
+  EXPECT_EQ(to_string(c), "128x128x32/g8/s3/w8");
+  c.warp_m = 64;
+  c.warp_n = 32;
+  EXPECT_EQ(to_string(c), "128x128x32/g8/s3/w8/wt64x32");
+}
+
+TEST(KernelConfig, ParsesWhatItPrints) {
+  for (const char* text : {"128x128x32/g8/s3/w8", "64x32x16/g1/s2/w4/wt32x32", "16x16x1/g8/s1/w8"}) {
+    auto c = parse_kernel_config(text);
+    ASSERT_TRUE(c) << text;
+    EXPECT_EQ(to_string(*c), text);
+  }
+}
+
+TEST(KernelConfig, FieldsAreOptionalAndInAnyOrder) {
+  auto c = parse_kernel_config("64x64x16/w4/g2");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->num_warps, 4);
+  EXPECT_EQ(c->group_size_m, 2);
+  EXPECT_EQ(c->block_k, 16);
+}
+
+TEST(KernelConfig, RejectsMalformedTextWithAMessage) {
+  for (const char* text : {"", "128x128", "128x128x0", "axbxc", "128x128x32/q3", "128x128x32/g",
+                           "128x128x32/g-1", "128x128x32/wt64", "128x128x32//w4"}) {
+    std::string error;
+    EXPECT_FALSE(parse_kernel_config(text, &error)) << text;
+    EXPECT_NE(error.find("config '"), std::string::npos) << error;
+  }
+}
+
+TEST(KernelConfig, SameInstantiationIgnoresGroupSize) {
+  auto a = *parse_kernel_config("128x128x16/g8/s2/w8/wt64x32");
+  auto b = *parse_kernel_config("128x128x16/g1/s2/w8/wt64x32");
+  auto c = *parse_kernel_config("128x128x16/g8/s3/w8/wt64x32");
+  EXPECT_TRUE(same_instantiation(a, b));
+  EXPECT_FALSE(same_instantiation(a, c));
+}
+
+}  // namespace
+}  // namespace tilegemm

@@ -1,0 +1,92 @@
+// The pid -> tile mapping: the seeds' worked examples, and a bijection on every grid.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+#include "schedule/tile_order.hpp"
+
+namespace tilegemm {
+namespace {
+
+TEST(GroupedTileOrder, SeedExampleM1024N768Pid60) {
+  // seed 000: M=1024, N=768, BLOCK 128x64, GROUP_SIZE_M=2, pid 60.
+  const auto s = grouped_tile_order_steps(60, 1024, 768, 128, 64, 2);
+  EXPECT_EQ(s.num_pid_m, 8);
+  EXPECT_EQ(s.num_pid_n, 12);
+  EXPECT_EQ(num_tiles(1024, 768, 128, 64), 96);
+  EXPECT_EQ(s.num_pid_in_group, 24);
+  EXPECT_EQ(s.group_id, 2);
+  EXPECT_EQ(s.first_pid_m, 4);
+  EXPECT_EQ(s.group_size_m, 2);
+  EXPECT_EQ(s.pid_m, 4);
+  EXPECT_EQ(s.pid_n, 6);
+}
+
+TEST(GroupedTileOrder, SeedExampleM8N8Pid15) {
+  // seed 003: M=N=8, BLOCK 2x2, GROUP_SIZE_M=2, pid 15 -> (3, 3), the last block of C.
+  const auto s = grouped_tile_order_steps(15, 8, 8, 2, 2, 2);
+  EXPECT_EQ(s.num_pid_in_group, 8);
+  EXPECT_EQ(s.group_id, 1);
+  EXPECT_EQ(s.first_pid_m, 2);
+  EXPECT_EQ(s.pid_m, 3);
+  EXPECT_EQ(s.pid_n, 3);
+}
+
+TEST(GroupedTileOrder, SmallerLastGroupStaysInsideTheGrid) {
+  // 15 row-blocks in groups of 8: the second group has 7 rows (the seeds' French note).
+  const int64_t m = 15 * 16, n = 5 * 16;
+  for (int64_t pid = 8 * 5; pid < 15 * 5; ++pid) {
+    const auto s = grouped_tile_order_steps(pid, m, n, 16, 16, 8);
+    EXPECT_EQ(s.group_size_m, 7);
+    EXPECT_GE(s.pid_m, 8);
+    EXPECT_LT(s.pid_m, 15);
+    EXPECT_LT(s.pid_n, 5);
+  }
+}
+
+TEST(GroupedTileOrder, WalksDownAGroupColumnFirst) {
+  // Within a group, consecutive pids step along M, then move one tile along N.
+  EXPECT_EQ(grouped_tile_order(0, 1024, 768, 128, 64, 2).pid_m, 0);
+  EXPECT_EQ(grouped_tile_order(1, 1024, 768, 128, 64, 2).pid_m, 1);
+  EXPECT_EQ(grouped_tile_order(1, 1024, 768, 128, 64, 2).pid_n, 0);
+  EXPECT_EQ(grouped_tile_order(2, 1024, 768, 128, 64, 2).pid_n, 1);
+}
+
+TEST(GroupedTileOrder, IsABijectionOntoTheTileGridForRandomShapes) {
+  std::mt19937_64 rng(20261123);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int64_t m = 1 + int64_t(rng() % 700), n = 1 + int64_t(rng() % 700);
+    const int64_t bm = int64_t(1) << (rng() % 8), bn = int64_t(1) << (rng() % 8);
+    const int64_t group = 1 + int64_t(rng() % 12);
+    const int64_t tiles = num_tiles(m, n, bm, bn);
+    std::set<std::pair<int64_t, int64_t>> seen;
+    for (int64_t pid = 0; pid < tiles; ++pid) {
+      const TileCoord t = grouped_tile_order(pid, m, n, bm, bn, group);
+      ASSERT_GE(t.pid_m, 0);
+      ASSERT_LT(t.pid_m, cdiv(m, bm)) << "m=" << m << " bm=" << bm << " group=" << group;
+      ASSERT_GE(t.pid_n, 0);
+      ASSERT_LT(t.pid_n, cdiv(n, bn));
+      seen.insert({t.pid_m, t.pid_n});
+    }
+    ASSERT_EQ(int64_t(seen.size()), tiles) << "m=" << m << " n=" << n << " group=" << group;
+  }
+}
+
+TEST(GroupedTileOrder, GroupOfOneIsRowMajor) {
+  for (int64_t pid = 0; pid < num_tiles(1000, 700, 64, 32); ++pid) {
+    const TileCoord g = grouped_tile_order(pid, 1000, 700, 64, 32, 1);
+    const TileCoord r = row_major_tile_order(pid, 700, 32);
+    ASSERT_EQ(g.pid_m, r.pid_m);
+    ASSERT_EQ(g.pid_n, r.pid_n);
+  }
+}
+
+TEST(ValidExtent, IsTheMaskLengthAtTheEdge) {
+  EXPECT_EQ(valid_extent(100, 64, 64), 36);
+  EXPECT_EQ(valid_extent(128, 64, 64), 64);
+  EXPECT_EQ(valid_extent(int64_t(1) << 40, 0, 128), 128);
+}
+
+}  // namespace
+}  // namespace tilegemm

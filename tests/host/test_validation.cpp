@@ -1,0 +1,183 @@
+// Every bad input gets an error that names the argument, and D is left untouched.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "tilegemm/tilegemm.hpp"
+
+namespace tilegemm {
+namespace {
+
+// A valid 8x6x5 fp32 problem in host memory, D filled with a marker pattern.
+struct HostProblem {
+  std::vector<float> a = std::vector<float>(8 * 5, 1.0f), b = std::vector<float>(5 * 6, 2.0f),
+                     c = std::vector<float>(8 * 6, 3.0f), d = std::vector<float>(8 * 6, 42.0f),
+                     bias = std::vector<float>(6, 0.5f);
+  GemmProblem p;
+  HostProblem() {
+    p.m = 8;
+    p.n = 6;
+    p.k = 5;
+    p.a = {a.data(), DType::fp32, Layout::row_major, 5, 0};
+    p.b = {b.data(), DType::fp32, Layout::row_major, 6, 0};
+    p.c = {c.data(), DType::fp32, Layout::row_major, 6, 0};
+    p.d = {d.data(), DType::fp32, Layout::row_major, 6, 0};
+    p.epilogue.beta = 1.0f;
+  }
+};
+
+GemmOptions cpu() {
+  GemmOptions o;
+  o.backend = Backend::cpu;
+  return o;
+}
+
+// Applies `mutate` to a valid problem and expects `code` with `fragment` in the message and D
+// unchanged.
+void expect_rejected(const std::function<void(HostProblem&)>& mutate, StatusCode code,
+                     const std::string& fragment) {
+  HostProblem h;
+  mutate(h);
+  const std::vector<float> before = h.d;
+  const Status s = gemm(h.p, cpu());
+  EXPECT_EQ(s.code, code) << s.message;
+  EXPECT_NE(s.message.find(fragment), std::string::npos)
+      << "message '" << s.message << "' lacks '" << fragment << "'";
+  EXPECT_EQ(0, std::memcmp(before.data(), h.d.data(), before.size() * sizeof(float)))
+      << "D was written";
+}
+
+TEST(Validation, AValidProblemRuns) {
+  HostProblem h;
+  ASSERT_TRUE(gemm(h.p, cpu()).ok());
+  EXPECT_FLOAT_EQ(h.d[0], 5 * 2.0f + 3.0f);
+}
+
+TEST(Validation, NegativeDimensions) {
+  expect_rejected([](HostProblem& h) { h.p.m = -1; }, StatusCode::invalid_argument, "m must be >= 0 (got -1)");
+  expect_rejected([](HostProblem& h) { h.p.n = -3; }, StatusCode::invalid_argument, "n must be >= 0");
+  expect_rejected([](HostProblem& h) { h.p.k = -2; }, StatusCode::invalid_argument, "k must be >= 0");
+  expect_rejected([](HostProblem& h) { h.p.batch_count = 0; }, StatusCode::invalid_argument, "batch_count");
+}
+
+TEST(Validation, OverflowingDimensions) {
+  const int64_t huge = std::numeric_limits<int64_t>::max() / 2;
+  expect_rejected([&](HostProblem& h) { h.p.m = huge; h.p.n = huge; }, StatusCode::invalid_argument,
+                  "overflows");
+  expect_rejected([&](HostProblem& h) { h.p.a.ld = huge; }, StatusCode::invalid_argument, "a: matrix extent overflows");
+}
+
+TEST(Validation, NullPointers) {
+  expect_rejected([](HostProblem& h) { h.p.a.data = nullptr; }, StatusCode::invalid_argument, "a.data is null");
+  expect_rejected([](HostProblem& h) { h.p.b.data = nullptr; }, StatusCode::invalid_argument, "b.data is null");
+  expect_rejected([](HostProblem& h) { h.p.c.data = nullptr; }, StatusCode::invalid_argument, "c.data is null");
+  HostProblem h;
+  h.p.d.data = nullptr;
+  EXPECT_NE(gemm(h.p, cpu()).message.find("d.data is null"), std::string::npos);
+}
+
+TEST(Validation, NullCIsFineWhenBetaIsZero) {
+  HostProblem h;
+  h.p.c.data = nullptr;
+  h.p.epilogue.beta = 0.0f;
+  EXPECT_TRUE(gemm(h.p, cpu()).ok());
+}
+
+TEST(Validation, LeadingDimensionTooSmall) {
+  expect_rejected([](HostProblem& h) { h.p.a.ld = 4; }, StatusCode::invalid_argument,
+                  "a.ld = 4 is smaller than the row length 5");
+  expect_rejected([](HostProblem& h) { h.p.b.layout = Layout::col_major; h.p.b.ld = 4; },
+                  StatusCode::invalid_argument, "b.ld = 4 is smaller than the column length 5");
+  expect_rejected([](HostProblem& h) { h.p.d.ld = 5; }, StatusCode::invalid_argument, "d.ld = 5");
+  expect_rejected([](HostProblem& h) { h.p.c.ld = -1; }, StatusCode::invalid_argument, "c.ld must be >= 0");
+}
+
+TEST(Validation, UnsupportedTypes) {
+  expect_rejected([](HostProblem& h) { h.p.a.dtype = h.p.b.dtype = DType::tf32; },
+                  StatusCode::not_supported, "a.dtype tf32 is not supported yet");
+  expect_rejected([](HostProblem& h) { h.p.a.dtype = h.p.b.dtype = DType::fp8_e4m3; },
+                  StatusCode::not_supported, "a.dtype fp8 is not supported yet");
+  expect_rejected([](HostProblem& h) { h.p.b.dtype = DType::fp16; }, StatusCode::not_supported,
+                  "a.dtype (fp32) and b.dtype (fp16) must be the same");
+  expect_rejected([](HostProblem& h) { h.p.d.dtype = DType::fp8_e4m3; }, StatusCode::not_supported,
+                  "d.dtype fp8");
+  expect_rejected([](HostProblem& h) { h.p.epilogue.bias = h.bias.data(); h.p.epilogue.bias_dtype = DType::bf16; },
+                  StatusCode::not_supported, "epilogue.bias_dtype (bf16) must be fp32 or d.dtype (fp32)");
+}
+
+TEST(Validation, OutputOverlappingAnInput) {
+  expect_rejected([](HostProblem& h) { h.p.d.data = h.a.data() + 1; h.p.d.ld = 1; h.p.n = 1; h.p.b.ld = 1; h.p.c.ld = 1; },
+                  StatusCode::invalid_argument, "d overlaps a");
+  expect_rejected([](HostProblem& h) { h.p.b.data = h.d.data() + 10; }, StatusCode::invalid_argument,
+                  "d overlaps b");
+  expect_rejected([](HostProblem& h) { h.p.c.data = h.d.data() + 1; }, StatusCode::invalid_argument,
+                  "d overlaps c but is not the same matrix");
+  expect_rejected([](HostProblem& h) { h.p.epilogue.bias = h.d.data(); }, StatusCode::invalid_argument,
+                  "d overlaps epilogue.bias");
+}
+
+TEST(Validation, InPlaceOnCIsAllowedWhenItIsTheSameMatrix) {
+  HostProblem h;
+  h.p.c.data = h.d.data();
+  h.d.assign(h.d.size(), 1.0f);
+  ASSERT_TRUE(gemm(h.p, cpu()).ok());
+  EXPECT_FLOAT_EQ(h.d[7], 10.0f + 1.0f);
+}
+
+TEST(Validation, OverlappingBatchEntriesOfD) {
+  expect_rejected([](HostProblem& h) { h.p.batch_count = 2; h.p.d.batch_stride = 10; },
+                  StatusCode::invalid_argument, "d.batch_stride = 10 makes batch entries of D overlap");
+  expect_rejected([](HostProblem& h) { h.p.batch_count = 2; h.p.a.batch_stride = -1; },
+                  StatusCode::invalid_argument, "a.batch_stride must be >= 0");
+}
+
+TEST(Validation, EmptyOutputIsANoOp) {
+  HostProblem h;
+  h.p.m = 0;
+  h.p.a.data = h.p.b.data = nullptr;
+  h.p.d.data = nullptr;
+  EXPECT_TRUE(gemm(h.p, cpu()).ok());
+  HostProblem g;
+  g.p.n = 0;
+  EXPECT_TRUE(gemm(g.p, cpu()).ok());
+  EXPECT_FLOAT_EQ(g.d[0], 42.0f);
+}
+
+TEST(Validation, KZeroGivesTheEpilogueOfBetaC) {
+  HostProblem h;
+  h.p.k = 0;
+  h.p.a.data = h.p.b.data = nullptr;
+  h.p.epilogue.beta = 2.0f;
+  h.p.epilogue.bias = h.bias.data();
+  ASSERT_TRUE(gemm(h.p, cpu()).ok());
+  for (float v : h.d) EXPECT_FLOAT_EQ(v, 2.0f * 3.0f + 0.5f);
+}
+
+TEST(Validation, UnknownKernelOnTheCpuBackend) {
+  HostProblem h;
+  GemmOptions o = cpu();
+  o.kernel = "warptile";
+  const std::vector<float> before = h.d;
+  const Status s = gemm(h.p, o);
+  EXPECT_EQ(s.code, StatusCode::invalid_argument);
+  EXPECT_NE(s.message.find("CPU backend"), std::string::npos);
+  EXPECT_EQ(before, h.d);
+}
+
+TEST(Validation, NoDeviceSuggestsTheCpuBackend) {
+  if (!devices().empty()) GTEST_SKIP() << "a CUDA device is present";
+  HostProblem h;
+  GemmOptions o;
+  o.backend = Backend::gpu;
+  const std::vector<float> before = h.d;
+  const Status s = gemm(h.p, o);
+  EXPECT_EQ(s.code, StatusCode::no_device);
+  EXPECT_NE(s.message.find("--backend cpu"), std::string::npos);
+  EXPECT_EQ(before, h.d);
+}
+
+}  // namespace
+}  // namespace tilegemm
