@@ -1,0 +1,218 @@
+// tilegemm bench: tilegemm and cuBLAS side by side on shape suites, same inputs, one process.
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "bench_suites.hpp"
+#include "commands.hpp"
+#include "cublas_gemm.hpp"
+#include "problem/dtype.hpp"
+#include "timing.hpp"
+
+namespace tilegemm::cli {
+namespace {
+
+struct BenchOptions {
+  std::string suite = "square", shapes_file, dtype = "bf16", layouts = "NN", kernel = "auto";
+  std::string config, csv, json, plot;
+  int reps = 20;
+};
+
+// "NN" = A row-major (not transposed), B row-major; "T" = that operand column-major, i.e. the
+// transpose of a row-major matrix is what is stored. D and C are row-major.
+void layouts_option(const std::string& v, Layout* a, Layout* b) {
+  if (v.size() != 2 || (v[0] != 'N' && v[0] != 'T') || (v[1] != 'N' && v[1] != 'T')) {
+    fail("--layouts '" + v + "' must be NN, NT, TN or TT");
+  }
+  *a = v[0] == 'N' ? Layout::row_major : Layout::col_major;
+  *b = v[1] == 'N' ? Layout::row_major : Layout::col_major;
+}
+
+std::vector<double> to_host_doubles(const void* device, int64_t count, DType dtype);
+
+BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o, DType dtype, Layout la,
+                     Layout lb, const GemmOptions& options, GpuTimer& timer, double ceiling) {
+  harness::WorkloadSpec spec;
+  spec.m = shape.m;
+  spec.n = shape.n;
+  spec.k = shape.k;
+  spec.input_dtype = spec.output_dtype = dtype;
+  spec.layout_a = la;
+  spec.layout_b = lb;
+  std::unique_ptr<harness::Workload> w;
+  if (Status s = harness::Workload::create(spec, true, &w); !s.ok()) fail(s.message);
+  const GemmProblem p = w->problem();
+  const size_t d_bytes = size_t(p.m) * p.n * dtype_size(dtype);
+  void* cublas_d = nullptr;
+  if (cudaMalloc(&cublas_d, d_bytes) != cudaSuccess) fail("cudaMalloc of cuBLAS's output failed");
+
+  GemmReport report;
+  if (Status s = gemm(p, options, &report); !s.ok()) fail(s.message);
+  if (Status s = cublas_gemm(p, cublas_d); !s.ok()) fail(s.message);
+  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
+
+  const double flops = 2.0 * double(p.m) * p.n * p.k;
+  const int reps = flops > 2e12 ? std::max(3, o.reps / 4) : o.reps;
+  const auto ms = timer.median_ms({[&] { return gemm(p, options); },
+                                   [&] { return cublas_gemm(p, cublas_d); }},
+                                  reps);
+  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
+
+  // Accuracy against cuBLAS on the same inputs, from a poisoned output.
+  if (Status s = w->poison_output(); !s.ok()) fail(s.message);
+  if (Status s = gemm(p, options); !s.ok()) fail(s.message);
+  if (Status s = cublas_gemm(p, cublas_d); !s.ok()) fail(s.message);
+  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
+  const auto ours = to_host_doubles(p.d.data, p.m * p.n, dtype);
+  const auto theirs = to_host_doubles(cublas_d, p.m * p.n, dtype);
+  cudaFree(cublas_d);
+
+  BenchRow r;
+  r.suite = shape.suite;
+  r.m = shape.m;
+  r.n = shape.n;
+  r.k = shape.k;
+  r.dtype = std::string(to_string(dtype));
+  r.layouts = o.layouts;
+  r.kernel = report.kernel;
+  r.config = to_string(report.config);
+  r.tilegemm_ms = ms[0];
+  r.cublas_ms = ms[1];
+  r.tilegemm_tflops = flops / (ms[0] * 1e-3) / 1e12;
+  r.cublas_tflops = flops / (ms[1] * 1e-3) / 1e12;
+  r.ratio = r.tilegemm_tflops / r.cublas_tflops;
+  r.percent_of_ceiling = ceiling > 0 ? 100.0 * r.tilegemm_tflops / ceiling : 0.0;
+  r.tilegemm_gbs = w->min_bytes() / (ms[0] * 1e-3) / 1e9;
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < ours.size(); ++i) {
+    diff += (ours[i] - theirs[i]) * (ours[i] - theirs[i]);
+    norm += theirs[i] * theirs[i];
+  }
+  r.relative_error = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+  if (!std::isfinite(r.relative_error)) r.relative_error = INFINITY;
+  return r;
+}
+
+std::vector<double> to_host_doubles(const void* device, int64_t count, DType dtype) {
+  std::vector<uint8_t> bytes(size_t(count) * dtype_size(dtype));
+  if (cudaMemcpy(bytes.data(), device, bytes.size(), cudaMemcpyDeviceToHost) != cudaSuccess) {
+    fail("cudaMemcpy of a benchmark output failed");
+  }
+  std::vector<double> out(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) out[size_t(i)] = load_as_float(bytes.data(), dtype, i);
+  return out;
+}
+
+void print_row(const BenchRow& r) {
+  std::printf("%-9s %6lld %6lld %6lld  %-4s %-2s  %-8s %-27s %8.1f %8.1f %6.2fx %5.0f%% %8.0f  %.1e\n",
+              r.suite.c_str(), (long long)r.m, (long long)r.n, (long long)r.k, r.dtype.c_str(),
+              r.layouts.c_str(), r.kernel.c_str(), r.config.c_str(), r.tilegemm_tflops,
+              r.cublas_tflops, r.ratio, r.percent_of_ceiling, r.tilegemm_gbs, r.relative_error);
+  std::fflush(stdout);
+}
+
+void bench_command(const BenchOptions& o) {
+  const DType dtype = dtype_option("--dtype", o.dtype);
+  {
+    GemmProblem types;
+    types.a.dtype = types.b.dtype = types.c.dtype = types.d.dtype = dtype;
+    if (Status s = validate(types); !s.ok()) fail(s.message);
+  }
+  Layout la, lb;
+  layouts_option(o.layouts, &la, &lb);
+  if (o.reps < 1) fail("--reps must be >= 1");
+  std::vector<BenchShape> shapes;
+  if (!o.shapes_file.empty()) {
+    std::ifstream in(o.shapes_file);
+    if (!in) fail("--shapes '" + o.shapes_file + "' cannot be read");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string error;
+    shapes = parse_shapes(text.str(), &error);
+    if (shapes.empty()) fail("--shapes '" + o.shapes_file + "': " + error);
+  } else {
+    auto s = suite_shapes(o.suite);
+    if (!s) fail("--suite '" + o.suite + "' is not a suite (square, unaligned, skinny, llm, longk, all)");
+    shapes = *s;
+  }
+  // fp32 at 16384^3 takes minutes per shape on CUDA cores, as in the anchors: left out.
+  if (dtype == DType::fp32) std::erase_if(shapes, [](const BenchShape& s) { return s.m == 16384; });
+  GemmOptions options;
+  options.backend = Backend::gpu;
+  options.kernel = o.kernel;
+  if (!o.config.empty()) {
+    std::string error;
+    options.config = parse_kernel_config(o.config, &error);
+    if (!options.config) fail("--config: " + error);
+  }
+  if (devices().empty()) fail("bench needs a CUDA device (it compares with cuBLAS)");
+
+  GpuTimer timer;
+  const double ceiling = measure_cublas_tflops(timer, dtype);
+  const auto dev = devices()[0];
+  std::printf("device: %s (%d SMs); ceiling: cuBLAS %s 8192^3 = %.1f TFLOP/s (measured now)\n",
+              dev.name.c_str(), dev.sm_count, o.dtype.c_str(), ceiling);
+  std::printf("%-9s %6s %6s %6s  %-4s %-2s  %-8s %-27s %8s %8s %7s %6s %8s  %s\n", "suite", "M", "N",
+              "K", "type", "ly", "kernel", "config", "tilegemm", "cuBLAS", "ratio", "%ceil",
+              "GB/s", "rel.err");
+  std::vector<BenchRow> rows;
+  for (const auto& shape : shapes) {
+    rows.push_back(bench_shape(shape, o, dtype, la, lb, options, timer, ceiling));
+    print_row(rows.back());
+  }
+
+  std::printf("geometric means (TFLOP/s tilegemm / cuBLAS, ratio):\n");
+  for (const auto& suite : suite_names()) {
+    const double ours = geomean(rows, suite, &BenchRow::tilegemm_tflops);
+    if (ours == 0) continue;
+    std::printf("  %-9s %8.1f %8.1f %6.2fx\n", suite.c_str(), ours,
+                geomean(rows, suite, &BenchRow::cublas_tflops), geomean(rows, suite, &BenchRow::ratio));
+  }
+  if (!o.csv.empty() || !o.plot.empty()) {
+    const std::string csv = o.csv.empty() ? o.plot + ".csv" : o.csv;
+    std::ofstream out(csv);
+    if (!out) fail("--csv '" + csv + "' cannot be written");
+    write_csv(out, rows);
+  }
+  if (!o.json.empty()) {
+    std::ofstream out(o.json);
+    if (!out) fail("--json '" + o.json + "' cannot be written");
+    write_json(out, rows);
+  }
+  if (!o.plot.empty()) {
+    const std::string csv = o.csv.empty() ? o.plot + ".csv" : o.csv;
+    const std::string script = std::string(TILEGEMM_SOURCE_DIR) + "/bench/plot.py";
+    const std::string cmd = "python3 '" + script + "' '" + csv + "' '" + o.plot + "'";
+    if (std::system(cmd.c_str()) != 0) {
+      std::fprintf(stderr, "note: the plot needs Python 3 with matplotlib "
+                           "(apt-get install python3-matplotlib, or pip install matplotlib); "
+                           "the CSV is in %s: run %s by hand\n", csv.c_str(), cmd.c_str());
+    }
+  }
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  static BenchOptions o;
+  auto* cmd = app.add_subcommand("bench", "Time tilegemm and cuBLAS side by side on shape suites");
+  cmd->add_option("--suite", o.suite, "square, unaligned, skinny, llm, longk or all")
+      ->capture_default_str();
+  cmd->add_option("--shapes", o.shapes_file, "file of 'M N K' lines (replaces --suite)");
+  cmd->add_option("--dtype", o.dtype, "fp32, fp16 or bf16 (A, B, C and D)")->capture_default_str();
+  cmd->add_option("--layouts", o.layouts, "NN, NT, TN or TT (T = column-major operand)")
+      ->capture_default_str();
+  cmd->add_option("--kernel", o.kernel, "tilegemm kernel or auto")->capture_default_str();
+  cmd->add_option("--config", o.config, "kernel config (default: the kernel's choice)");
+  cmd->add_option("--reps", o.reps, "timed repetitions per implementation")->capture_default_str();
+  cmd->add_option("--csv", o.csv, "write the table as CSV");
+  cmd->add_option("--json", o.json, "write the table as JSON");
+  cmd->add_option("--plot", o.plot, "draw TFLOP/s against size (.png or .svg; needs matplotlib)");
+  cmd->callback([] { bench_command(o); });
+}
+
+}  // namespace tilegemm::cli

@@ -1,0 +1,40 @@
+// The benchmark's shape suites and its result writers (host code, unit-tested).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tilegemm::cli {
+
+struct BenchShape {
+  std::string suite;
+  int64_t m = 0, n = 0, k = 0;
+};
+
+// The suites of the anchor figures: square, unaligned, skinny, llm, longk; "all" = every one.
+std::vector<std::string> suite_names();
+// Shapes of one suite or of all; nullopt when the name is unknown.
+std::optional<std::vector<BenchShape>> suite_shapes(const std::string& name);
+// Lines of "M N K" (or "M,N,K"); '#' starts a comment. Errors name the line.
+std::vector<BenchShape> parse_shapes(const std::string& text, std::string* error);
+
+struct BenchRow {
+  std::string suite, dtype, layouts, kernel, config;
+  int64_t m = 0, n = 0, k = 0;
+  double tilegemm_ms = 0, cublas_ms = 0;
+  double tilegemm_tflops = 0, cublas_tflops = 0, ratio = 0;
+  double percent_of_ceiling = 0;   // tilegemm vs the measured cuBLAS peak of the dtype
+  double tilegemm_gbs = 0;         // achieved bandwidth over the minimum bytes
+  double relative_error = 0;       // tilegemm vs cuBLAS
+};
+
+void write_csv(std::ostream& out, const std::vector<BenchRow>& rows);
+void write_json(std::ostream& out, const std::vector<BenchRow>& rows);
+// Geometric mean of a positive quantity over the rows of one suite (0 when there are none).
+double geomean(const std::vector<BenchRow>& rows, const std::string& suite,
+               double BenchRow::*field);
+
+}  // namespace tilegemm::cli

@@ -1,0 +1,41 @@
+// The tilegemm command: one file per subcommand, each adding itself to the CLI11 app.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "harness/workload.hpp"
+
+namespace tilegemm::cli {
+
+void add_info_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+void add_explain_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
+
+// Exit codes: 0 ok, 1 check failed, 2 bad arguments or a library error.
+constexpr int kExitCheckFailed = 1;
+constexpr int kExitError = 2;
+
+// Thrown to end a command with an exit code (caught in main).
+struct CommandExit {
+  int exit_code;
+};
+[[noreturn]] inline void exit_with(int exit_code) { throw CommandExit{exit_code}; }
+// Ends the command with a message on stderr.
+[[noreturn]] void fail(const std::string& message, int exit_code = kExitError);
+
+// Parsers for the option values shared by several subcommands; each fails with a message that
+// names the option and the value.
+DType dtype_option(const std::string& option, const std::string& value);
+Layout layout_option(const std::string& option, const std::string& value);
+Backend backend_option(const std::string& value);
+// "none", "relu", "gelu", "silu", "leaky_relu" or "leaky_relu:SLOPE".
+void activation_option(const std::string& value, Activation* activation, float* slope);
+
+// Picks the backend for a command: GPU when present (or asked), else the CPU backend with a note
+// on stderr. Fails when the GPU is asked for and absent.
+bool use_gpu(Backend asked);
+
+}  // namespace tilegemm::cli

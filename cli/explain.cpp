@@ -1,0 +1,189 @@
+// tilegemm explain: the seeds' walkthrough of the pid -> tile mapping, as a tool.
+//
+// Prints every intermediate of the mapping for one program, a drawing of the launch order, and
+// the L2 argument in numbers: how many A row-blocks and B column-blocks a wave of programs that
+// run at the same time touches, in row-major and in grouped order.
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "commands.hpp"
+#include "schedule/tile_order.hpp"
+
+namespace tilegemm::cli {
+namespace {
+
+struct ExplainOptions {
+  int64_t m = 0, n = 0, k = 0;
+  std::string block = "128x64x32", order = "grouped", dtype = "fp16";
+  int64_t group = 8, pid = 0, wave = 0;
+};
+
+TileCoord tile_of(int64_t pid, const ExplainOptions& o, int64_t bm, int64_t bn, bool grouped) {
+  return grouped ? grouped_tile_order(pid, o.m, o.n, bm, bn, o.group)
+                 : row_major_tile_order(pid, o.n, bn);
+}
+
+struct WaveTraffic {
+  int64_t row_blocks = 0, col_blocks = 0;
+  double bytes = 0;
+};
+
+// The A row-blocks and B column-blocks that programs [first, first + count) read, and the bytes
+// they must bring from memory if each block is fetched once (the best L2 can do for the wave).
+WaveTraffic wave_traffic(const ExplainOptions& o, int64_t bm, int64_t bn, bool grouped,
+                         int64_t first, int64_t count, int element_bytes) {
+  std::set<int64_t> rows, cols;
+  for (int64_t pid = first; pid < first + count; ++pid) {
+    TileCoord t = tile_of(pid, o, bm, bn, grouped);
+    rows.insert(t.pid_m);
+    cols.insert(t.pid_n);
+  }
+  WaveTraffic w;
+  w.row_blocks = int64_t(rows.size());
+  w.col_blocks = int64_t(cols.size());
+  w.bytes = double(w.row_blocks * bm + w.col_blocks * bn) * double(o.k) * element_bytes;
+  return w;
+}
+
+std::string human_bytes(double bytes) {
+  char buf[32];
+  if (bytes >= 1e6) {
+    std::snprintf(buf, sizeof buf, "%.2f MB", bytes / 1e6);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f KB", bytes / 1e3);
+  }
+  return buf;
+}
+
+void explain_command(const ExplainOptions& o) {
+  std::string error;
+  auto block = parse_kernel_config(o.block, &error);
+  if (!block) fail("--block '" + o.block + "' must be BMxBNxBK, e.g. 128x64x32");
+  const int64_t bm = block->block_m, bn = block->block_n, bk = block->block_k;
+  if (o.m <= 0 || o.n <= 0 || o.k <= 0) fail("M, N and K must be > 0");
+  if (o.group <= 0) fail("--group must be > 0 (got " + std::to_string(o.group) + ")");
+  if (o.order != "grouped" && o.order != "row") fail("--order '" + o.order + "' must be grouped or row");
+  const bool grouped = o.order == "grouped";
+  const DType dtype = dtype_option("--dtype", o.dtype);
+  const int64_t programs = num_tiles(o.m, o.n, bm, bn);
+  if (o.pid < 0 || o.pid >= programs) {
+    fail("--pid " + std::to_string(o.pid) + " is outside the grid of " + std::to_string(programs) +
+         " programs (0.." + std::to_string(programs - 1) + ")");
+  }
+
+  const auto s = grouped_tile_order_steps(o.pid, o.m, o.n, bm, bn, o.group);
+  const auto P = [](const char* name, const std::string& formula, int64_t value) {
+    std::printf("  %-17s= %-30s = %lld\n", name, formula.c_str(), (long long)value);
+  };
+  const auto str = [](int64_t v) { return std::to_string(v); };
+  std::printf("C[%lldx%lld] = A[%lldx%lld] * B[%lldx%lld]   BLOCK_SIZE_M=%lld BLOCK_SIZE_N=%lld "
+              "BLOCK_SIZE_K=%lld GROUP_SIZE_M=%lld order=%s\n\n",
+              (long long)o.m, (long long)o.n, (long long)o.m, (long long)o.k, (long long)o.k,
+              (long long)o.n, (long long)bm, (long long)bn, (long long)bk, (long long)o.group,
+              o.order.c_str());
+  std::printf("grid:\n");
+  P("num_pid_m", "cdiv(" + str(o.m) + ", " + str(bm) + ")", s.num_pid_m);
+  P("num_pid_n", "cdiv(" + str(o.n) + ", " + str(bn) + ")", s.num_pid_n);
+  P("programs", str(s.num_pid_m) + " * " + str(s.num_pid_n), programs);
+  std::printf("\nprogram pid = %lld:\n", (long long)o.pid);
+  int64_t pid_m, pid_n;
+  if (grouped) {
+    P("num_pid_in_group", str(o.group) + " * " + str(s.num_pid_n), s.num_pid_in_group);
+    P("group_id", str(o.pid) + " // " + str(s.num_pid_in_group), s.group_id);
+    P("first_pid_m", str(s.group_id) + " * " + str(o.group), s.first_pid_m);
+    P("group_size_m", "min(" + str(s.num_pid_m) + " - " + str(s.first_pid_m) + ", " + str(o.group) + ")",
+      s.group_size_m);
+    P("pid_m", str(s.first_pid_m) + " + (" + str(o.pid) + " % " + str(s.num_pid_in_group) + ") % " +
+                   str(s.group_size_m), s.pid_m);
+    P("pid_n", "(" + str(o.pid) + " % " + str(s.num_pid_in_group) + ") // " + str(s.group_size_m),
+      s.pid_n);
+    pid_m = s.pid_m;
+    pid_n = s.pid_n;
+  } else {
+    const TileCoord t = row_major_tile_order(o.pid, o.n, bn);
+    P("pid_m", str(o.pid) + " // " + str(s.num_pid_n), t.pid_m);
+    P("pid_n", str(o.pid) + " % " + str(s.num_pid_n), t.pid_n);
+    pid_m = t.pid_m;
+    pid_n = t.pid_n;
+  }
+  const int64_t r0 = pid_m * bm, r1 = std::min(o.m, r0 + bm);
+  const int64_t c0 = pid_n * bn, c1 = std::min(o.n, c0 + bn);
+  std::printf("\ntile:\n");
+  std::printf("  rows of A and C   = [%lld, %lld)%s\n", (long long)r0, (long long)r1,
+              r1 - r0 < bm ? "   (masked: last rows outside the matrix)" : "");
+  std::printf("  cols of B and C   = [%lld, %lld)%s\n", (long long)c0, (long long)c1,
+              c1 - c0 < bn ? "   (masked: last columns outside the matrix)" : "");
+  std::printf("  K loop            = %lld steps of BLOCK_SIZE_K=%lld over [0, %lld)%s\n",
+              (long long)cdiv(o.k, bk), (long long)bk, (long long)o.k,
+              o.k % bk ? "   (last step masked)" : "");
+
+  if (s.num_pid_m <= 32 && s.num_pid_n <= 24) {
+    std::printf("\nlaunch order (%s): the pid that computes each tile of C; rows = pid_m, "
+                "columns = pid_n\n", o.order.c_str());
+    std::vector<int64_t> owner(static_cast<size_t>(programs));
+    for (int64_t pid = 0; pid < programs; ++pid) {
+      TileCoord t = tile_of(pid, o, bm, bn, grouped);
+      owner[size_t(t.pid_m * s.num_pid_n + t.pid_n)] = pid;
+    }
+    const int width = int(std::to_string(programs - 1).size()) + 1;
+    for (int64_t i = 0; i < s.num_pid_m; ++i) {
+      std::printf("  ");
+      for (int64_t j = 0; j < s.num_pid_n; ++j) {
+        const int64_t pid = owner[size_t(i * s.num_pid_n + j)];
+        const std::string cell = pid == o.pid ? "[" + std::to_string(pid) + "]"
+                                              : std::to_string(pid) + " ";
+        std::printf("%*s", width + 1, cell.c_str());
+      }
+      std::printf("\n");
+    }
+  }
+
+  // The L2 argument: a wave is the set of programs resident at once (one per SM by default).
+  int64_t wave = o.wave;
+  if (wave <= 0) {
+    const auto devs = devices();
+    wave = devs.empty() ? 132 : devs[0].sm_count;
+  }
+  wave = std::min(wave, programs);
+  const int elem = dtype_size(dtype);
+  const int64_t waves = cdiv(programs, wave);
+  std::printf("\nL2 model: a wave of %lld programs running at once (%s elements, %d bytes); each "
+              "A row-block is %lld x %lld, each B column-block %lld x %lld\n",
+              (long long)wave, o.dtype.c_str(), elem, (long long)bm, (long long)o.k, (long long)o.k,
+              (long long)bn);
+  std::printf("  %-8s %-28s %-28s %s\n", "order", "first wave: A blocks/B blocks",
+              "bytes from memory", "mean over all waves");
+  for (bool g : {false, true}) {
+    const WaveTraffic first = wave_traffic(o, bm, bn, g, 0, wave, elem);
+    double total = 0;
+    for (int64_t w = 0; w < waves; ++w) {
+      total += wave_traffic(o, bm, bn, g, w * wave, std::min(wave, programs - w * wave), elem).bytes;
+    }
+    std::printf("  %-8s %-28s %-28s %s\n", g ? "grouped" : "row",
+                (std::to_string(first.row_blocks) + " / " + std::to_string(first.col_blocks)).c_str(),
+                human_bytes(first.bytes).c_str(), human_bytes(total / double(waves)).c_str());
+  }
+  std::printf("  (grouped uses GROUP_SIZE_M=%lld; fewer distinct blocks per wave = more reuse in "
+              "L2)\n", (long long)o.group);
+}
+
+}  // namespace
+
+void add_explain_command(CLI::App& app) {
+  static ExplainOptions o;
+  auto* cmd = app.add_subcommand("explain", "Walk through the pid -> tile mapping and its L2 effect");
+  cmd->add_option("M", o.m, "rows of A and C")->required();
+  cmd->add_option("N", o.n, "columns of B and C")->required();
+  cmd->add_option("K", o.k, "the reduction dimension")->required();
+  cmd->add_option("--block", o.block, "BLOCK_SIZE_M x BLOCK_SIZE_N x BLOCK_SIZE_K")
+      ->capture_default_str();
+  cmd->add_option("--group", o.group, "GROUP_SIZE_M")->capture_default_str();
+  cmd->add_option("--pid", o.pid, "the program to trace")->capture_default_str();
+  cmd->add_option("--order", o.order, "grouped or row")->capture_default_str();
+  cmd->add_option("--wave", o.wave, "programs running at once (default: the GPU's SMs, else 132)");
+  cmd->add_option("--dtype", o.dtype, "element type for the byte counts")->capture_default_str();
+  cmd->callback([] { explain_command(o); });
+}
+
+}  // namespace tilegemm::cli

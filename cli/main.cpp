@@ -1,0 +1,90 @@
+// tilegemm: run, time, check and explain GEMMs from the command line.
+#include <cstdio>
+
+#include "commands.hpp"
+
+namespace tilegemm::cli {
+
+void fail(const std::string& message, int exit_code) {
+  std::fprintf(stderr, "tilegemm: error: %s\n", message.c_str());
+  exit_with(exit_code);
+}
+
+DType dtype_option(const std::string& option, const std::string& value) {
+  auto d = parse_dtype(value);
+  if (!d) fail(option + " '" + value + "' is not a dtype (fp32, fp16, bf16, tf32, fp8)");
+  return *d;
+}
+
+Layout layout_option(const std::string& option, const std::string& value) {
+  auto l = parse_layout(value);
+  if (!l) fail(option + " '" + value + "' is not a layout (row, col)");
+  return *l;
+}
+
+Backend backend_option(const std::string& value) {
+  auto b = parse_backend(value);
+  if (!b) fail("--backend '" + value + "' is not a backend (auto, gpu, cpu)");
+  return *b;
+}
+
+void activation_option(const std::string& value, Activation* activation, float* slope) {
+  std::string name = value, arg;
+  if (auto colon = value.find(':'); colon != std::string::npos) {
+    name = value.substr(0, colon);
+    arg = value.substr(colon + 1);
+  }
+  for (Activation a : {Activation::none, Activation::relu, Activation::leaky_relu,
+                       Activation::gelu, Activation::silu}) {
+    if (name != to_string(a)) continue;
+    *activation = a;
+    if (!arg.empty()) {
+      if (a != Activation::leaky_relu) fail("--activation '" + value + "': only leaky_relu takes a value");
+      try {
+        size_t used = 0;
+        *slope = std::stof(arg, &used);
+        if (used != arg.size()) throw std::invalid_argument(arg);
+      } catch (const std::exception&) {
+        fail("--activation '" + value + "': slope '" + arg + "' is not a number");
+      }
+    }
+    return;
+  }
+  fail("--activation '" + value + "' is not an activation (none, relu, leaky_relu[:slope], gelu, silu)");
+}
+
+bool use_gpu(Backend asked) {
+  const bool have_gpu = !devices().empty();
+  if (asked == Backend::gpu && !have_gpu) {
+    fail("--backend gpu: no CUDA device is available; use --backend cpu");
+  }
+  if (asked == Backend::cpu) return false;
+  if (!have_gpu) {
+    std::fprintf(stderr,
+                 "note: no CUDA device found: running on the CPU backend (same tile schedule and "
+                 "epilogue, on host threads)\n");
+  }
+  return have_gpu;
+}
+
+}  // namespace tilegemm::cli
+
+int main(int argc, char** argv) {
+  using namespace tilegemm::cli;
+  CLI::App app{"tilegemm: fast, readable, tunable matrix multiplication (D = act(a*A*B + b*C + bias))"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", TILEGEMM_VERSION);
+  add_info_command(app);
+  add_run_command(app);
+  add_explain_command(app);
+  add_bench_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : kExitError;
+  } catch (const CommandExit& f) {
+    return f.exit_code;
+  }
+  return 0;
+}

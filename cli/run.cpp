@@ -1,0 +1,177 @@
+// tilegemm run M N K [options]: one GEMM on random inputs, timed, optionally checked.
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "timing.hpp"
+
+namespace tilegemm::cli {
+namespace {
+
+struct RunOptions {
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  std::string dtype = "fp32", out_dtype, layout_a = "row", layout_b = "row", layout_c = "row";
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  float alpha = 1.0f, beta = 0.0f;
+  std::string activation = "none", backend = "auto", kernel = "auto", config;
+  bool bias = false, check = false, json = false, in_place = false;
+  int reps = 0;
+  uint64_t seed = 1;
+};
+
+void run_command(const RunOptions& o) {
+  harness::WorkloadSpec spec;
+  spec.m = o.m;
+  spec.n = o.n;
+  spec.k = o.k;
+  spec.batch_count = o.batch;
+  spec.input_dtype = dtype_option("--dtype", o.dtype);
+  spec.output_dtype = o.out_dtype.empty() ? spec.input_dtype : dtype_option("--out-dtype", o.out_dtype);
+  spec.layout_a = layout_option("--layout-a", o.layout_a);
+  spec.layout_b = layout_option("--layout-b", o.layout_b);
+  spec.layout_c = layout_option("--layout-c", o.layout_c);
+  spec.lda = o.lda;
+  spec.ldb = o.ldb;
+  spec.ldc = o.ldc;
+  spec.alpha = o.alpha;
+  spec.beta = o.beta;
+  spec.bias = o.bias;
+  spec.in_place = o.in_place;
+  spec.seed = o.seed;
+  activation_option(o.activation, &spec.activation, &spec.leaky_relu_slope);
+  GemmOptions options;
+  options.backend = backend_option(o.backend);
+  options.kernel = o.kernel;
+  if (!o.config.empty()) {
+    std::string error;
+    options.config = parse_kernel_config(o.config, &error);
+    if (!options.config) fail("--config: " + error);
+  }
+  if (spec.m < 0 || spec.n < 0 || spec.k < 0) fail("M, N and K must be >= 0");
+  if (spec.batch_count < 1) fail("--batch must be >= 1");
+
+  // Validate the problem's shape and types before drawing any data (on a null-pointer stand-in).
+  const bool gpu = use_gpu(options.backend);
+  options.backend = gpu ? Backend::gpu : Backend::cpu;
+  {
+    // Type errors (tf32, fp8, mixed inputs) before any data is drawn: a sizeless problem.
+    GemmProblem types;
+    types.a.dtype = types.b.dtype = spec.input_dtype;
+    types.c.dtype = types.d.dtype = spec.output_dtype;
+    if (Status s = validate(types); !s.ok()) fail(s.message);
+  }
+  std::unique_ptr<harness::Workload> workload;
+  if (Status s = harness::Workload::create(spec, gpu, &workload); !s.ok()) fail(s.message);
+  const GemmProblem problem = workload->problem();
+
+  // First call: validates, picks the kernel, warms up.
+  GemmReport report;
+  if (Status s = gemm(problem, options, &report); !s.ok()) fail(s.message);
+  if (Status s = workload->fetch_output(); !s.ok()) fail(s.message);
+
+  const int reps = o.reps > 0 ? o.reps : (gpu ? 20 : 3);
+  double ms = 0.0;
+  if (gpu) {
+    GpuTimer timer;
+    ms = timer.median_ms({[&] { return gemm(problem, options); }}, reps, 2)[0];
+    if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
+  } else {
+    std::vector<double> times;
+    for (int r = 0; r < reps; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      gemm(problem, options);
+      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    ms = median(times);
+  }
+  const double flops = 2.0 * double(spec.m) * spec.n * spec.k * spec.batch_count;
+  const double tflops = ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0.0;
+
+  double error = 0.0;
+  int64_t rows_checked = 0;
+  bool passed = true;
+  const double tolerance = harness::tolerance_for(spec.output_dtype);
+  if (o.check) {
+    // A fresh, poisoned D and one more run: every element must be written and right.
+    if (Status s = workload->poison_output(); !s.ok()) fail(s.message);
+    if (Status s = gemm(problem, options); !s.ok()) fail(s.message);
+    if (Status s = workload->fetch_output(); !s.ok()) fail(s.message);
+    error = workload->check(gpu ? 4e11 : 2e10, &rows_checked);
+    passed = error <= tolerance;
+  }
+
+  if (o.json) {
+    nlohmann::json j = {
+        {"m", spec.m}, {"n", spec.n}, {"k", spec.k}, {"batch", spec.batch_count},
+        {"dtype", to_string(spec.input_dtype)}, {"out_dtype", to_string(spec.output_dtype)},
+        {"layout_a", to_string(spec.layout_a)}, {"layout_b", to_string(spec.layout_b)},
+        {"layout_c", to_string(spec.layout_c)}, {"alpha", spec.alpha}, {"beta", spec.beta},
+        {"bias", spec.bias}, {"activation", to_string(spec.activation)},
+        {"backend", to_string(report.backend)}, {"kernel", report.kernel},
+        {"config", to_string(report.config)}, {"reps", reps}, {"median_ms", ms},
+        {"tflops", tflops}};
+    if (o.check) {
+      j["check"] = {{"relative_error", error}, {"tolerance", tolerance},
+                    {"rows_checked", rows_checked}, {"passed", passed}};
+    }
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::printf("problem: M=%lld N=%lld K=%lld batch=%lld %s->%s layouts A=%s B=%s C/D=%s\n",
+                (long long)spec.m, (long long)spec.n, (long long)spec.k,
+                (long long)spec.batch_count, std::string(to_string(spec.input_dtype)).c_str(),
+                std::string(to_string(spec.output_dtype)).c_str(),
+                std::string(to_string(spec.layout_a)).c_str(),
+                std::string(to_string(spec.layout_b)).c_str(),
+                std::string(to_string(spec.layout_c)).c_str());
+    std::printf("backend: %s  kernel: %s  config: %s\n",
+                std::string(to_string(report.backend)).c_str(), report.kernel.c_str(),
+                to_string(report.config).c_str());
+    std::printf("time: %.4f ms (median of %d)  %.2f TFLOP/s\n", ms, reps, tflops);
+    if (o.check) {
+      std::printf("check: relative error %.3e vs float64 reference (%lld of %lld rows), "
+                  "tolerance %.0e: %s\n",
+                  error, (long long)rows_checked, (long long)spec.m, tolerance,
+                  passed ? "PASS" : "FAIL");
+    }
+  }
+  if (!passed) exit_with(kExitCheckFailed);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  static RunOptions o;
+  auto* cmd = app.add_subcommand("run", "Run one GEMM on random inputs; time it; --check it");
+  cmd->add_option("M", o.m, "rows of A and D")->required();
+  cmd->add_option("N", o.n, "columns of B and D")->required();
+  cmd->add_option("K", o.k, "columns of A, rows of B")->required();
+  cmd->add_option("--dtype", o.dtype, "A/B element type: fp32, fp16, bf16")->capture_default_str();
+  cmd->add_option("--out-dtype", o.out_dtype, "C/D element type (default: --dtype)");
+  cmd->add_option("--layout-a", o.layout_a, "row or col")->capture_default_str();
+  cmd->add_option("--layout-b", o.layout_b, "row or col")->capture_default_str();
+  cmd->add_option("--layout-c", o.layout_c, "row or col (C and D)")->capture_default_str();
+  cmd->add_option("--lda", o.lda, "leading dimension of A (0 = packed)");
+  cmd->add_option("--ldb", o.ldb, "leading dimension of B (0 = packed)");
+  cmd->add_option("--ldc", o.ldc, "leading dimension of C and D (0 = packed)");
+  cmd->add_option("--alpha", o.alpha, "scale of A*B")->capture_default_str();
+  cmd->add_option("--beta", o.beta, "scale of C")->capture_default_str();
+  cmd->add_option("--activation", o.activation, "none|relu|leaky_relu[:slope]|gelu|silu")
+      ->capture_default_str();
+  cmd->add_flag("--bias", o.bias, "add a random bias vector (one value per column of D)");
+  cmd->add_flag("--in-place", o.in_place, "D is C (needs --beta to matter)");
+  cmd->add_option("--batch", o.batch, "strided batch count")->capture_default_str();
+  cmd->add_option("--backend", o.backend, "auto, gpu or cpu")->capture_default_str();
+  cmd->add_option("--kernel", o.kernel, "GPU kernel (see `tilegemm info`) or auto")
+      ->capture_default_str();
+  cmd->add_option("--config", o.config, "kernel config, e.g. 128x128x16/g8/s2/w8/wt64x32");
+  cmd->add_flag("--check", o.check, "compare with the float64 reference; exit 1 on failure");
+  cmd->add_option("--reps", o.reps, "timed repetitions (default 20 on GPU, 3 on CPU)");
+  cmd->add_option("--seed", o.seed, "random seed of the inputs")->capture_default_str();
+  cmd->add_flag("--json", o.json, "print one JSON object");
+  cmd->callback([] { run_command(o); });
+}
+
+}  // namespace tilegemm::cli

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The one command for a GPU machine: build for Hopper (sm_90a) on every core, run the gpu-labelled
+# tests, check a large GEMM, benchmark against cuBLAS, and summarise the SASS. Logs, CSVs and
+# the summary go to $OUT (default: ./out).
+#
+#   scripts/gpu-check.sh                        # everything
+#   BENCH_SUITES="square llm" BENCH_DTYPES="bf16" scripts/gpu-check.sh
+#   SKIP_TESTS=1 scripts/gpu-check.sh           # build + bench only
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+BUILD=${BUILD:-build-gpu}
+BENCH_SUITES=${BENCH_SUITES:-all}
+BENCH_DTYPES=${BENCH_DTYPES:-fp32 bf16 fp16}
+BENCH_REPS=${BENCH_REPS:-20}
+summary="$OUT/summary.txt"
+: > "$summary"
+say() { echo "$@" | tee -a "$summary"; }
+
+say "== $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null | tee -a "$summary"
+
+t0=$(date +%s)
+if ! cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
+      -DTILEGEMM_PTXAS_VERBOSE=ON > "$OUT/build.log" 2>&1 ||
+   ! cmake --build "$BUILD" -j "$(nproc)" >> "$OUT/build.log" 2>&1; then
+  tail -40 "$OUT/build.log"
+  say "BUILD FAILED"
+  exit 1
+fi
+say "build: $(( $(date +%s) - t0 )) s"
+# Resource usage of the production kernels: registers, spills, stack.
+grep -A2 "warptile_gemm" "$OUT/build.log" | grep -E "registers|spill" | sort | uniq -c | head -20 >> "$summary"
+
+if [ -z "${SKIP_TESTS:-}" ]; then
+  t0=$(date +%s)
+  ctest --test-dir "$BUILD" -L gpu --output-on-failure > "$OUT/tests.log" 2>&1
+  rc=$?
+  say "gpu tests (ctest -L gpu): $(grep -E 'tests passed|tests failed' "$OUT/tests.log" | tail -1) rc=$rc, $(( $(date +%s) - t0 )) s"
+  ctest --test-dir "$BUILD" -L host -j 8 --output-on-failure > "$OUT/host-tests.log" 2>&1
+  say "host tests (ctest -L host): $(grep -E 'tests passed|tests failed' "$OUT/host-tests.log" | tail -1)"
+  cat "$OUT/host-tests.log" >> "$OUT/tests.log" && rm "$OUT/host-tests.log"
+fi
+
+{
+  "$BUILD/tilegemm" info
+  "$BUILD/tilegemm" run 4096 4096 4096 --dtype fp32 --check
+  "$BUILD/tilegemm" run 4096 4096 4096 --dtype bf16 --check
+  "$BUILD/tilegemm" run 1000 1000 1000 --dtype fp16 --layout-a col --bias --activation gelu --beta 1 --check
+} > "$OUT/run.log" 2>&1
+say "run: $(grep -c PASS "$OUT/run.log") PASS, $(grep -c FAIL "$OUT/run.log") FAIL"
+grep -E "TFLOP/s|check:" "$OUT/run.log" | tee -a "$summary"
+
+# One CSV for every dtype and suite: the per-run files are merged (one header) into bench.csv.
+: > "$OUT/bench.log"
+for dtype in $BENCH_DTYPES; do
+  for suite in $BENCH_SUITES; do
+    "$BUILD/tilegemm" bench --suite "$suite" --dtype "$dtype" --reps "$BENCH_REPS" \
+      --csv "$OUT/part-$dtype-$suite.csv" 2>&1 | tee -a "$OUT/bench.log"
+  done
+done
+first=1
+for part in "$OUT"/part-*.csv; do
+  [ -e "$part" ] || continue
+  if [ $first = 1 ]; then cat "$part"; first=0; else tail -n +2 "$part"; fi
+  rm "$part"
+done > "$OUT/bench.csv"
+grep -E "^(square|unaligned|skinny|llm|longk) |geometric|^  [a-z]+ " "$OUT/bench.log" >> "$summary"
+
+# SASS: which instructions the warptile kernels use, and any local-memory traffic.
+obj=$(find "$BUILD" -name "warptile_fp32.cu.o" | head -1)
+if [ -n "$obj" ]; then
+  cuobjdump --dump-sass "$obj" > "$OUT/sass.txt" 2>&1
+  say "sass warptile_fp32: FFMA $(grep -c FFMA "$OUT/sass.txt"), LDS.128 $(grep -c 'LDS.128' "$OUT/sass.txt"), LDG.E.128 $(grep -c 'LDG.E.128' "$OUT/sass.txt"), LDL/STL $(grep -cE 'LDL|STL' "$OUT/sass.txt")"
+  gzip -f "$OUT/sass.txt"
+fi

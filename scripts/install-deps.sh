@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages tilegemm builds with, when they are missing (needs root or sudo).
+# The CUDA toolkit (nvcc, cuBLAS) is assumed present: it does not come from Debian here.
+set -euo pipefail
+packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+command -v nvcc > /dev/null || [ -x /usr/local/cuda/bin/nvcc ] || {
+  echo "install-deps: nvcc not found: install the CUDA toolkit (12.4 or newer)" >&2
+  exit 1
+}
