@@ -37,6 +37,11 @@ struct WarptileShape {
   // conflicts.
   static constexpr int kPad = 4;
   static constexpr int kPitchA = BM + kPad, kPitchB = BN + kPad;
+  // Programs resident per SM that the register allocation must allow (__launch_bounds__).
+  // Left alone, ptxas gave the 8x8-per-thread kernel 185 registers: one 256-thread program per SM,
+  // 8 warps, too few to hide shared-memory latency. Asking for two caps it at 128 registers.
+  static constexpr int kOutputsPerThread = WMITER * TM * WNITER * TN;
+  static constexpr int kMinBlocksPerSM = kOutputsPerThread <= 64 ? 512 / kThreads : 1;
 
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must cover the block tile");
   static_assert(WM % (kLanesM * TM) == 0 && WN % (kLanesN * TN) == 0,
@@ -58,8 +63,12 @@ struct WarptileShape {
   }
 };
 
-using Shapes = std::tuple<WarptileShape<128, 128, 16, 64, 32>,  // large problems
-                          WarptileShape<128, 64, 16, 64, 32>,   // mid-size: more programs
+// Compiled shapes, largest first (the heuristic takes the first that fills the GPU).
+using Shapes = std::tuple<WarptileShape<128, 256, 8, 64, 64>,   // 8x16 outputs per thread
+                          WarptileShape<256, 128, 8, 128, 32>,  // 16x8 outputs per thread
+                          WarptileShape<128, 128, 16, 64, 32>,  // 8x8 outputs per thread
+                          WarptileShape<128, 128, 8, 64, 32>,   // the same, shorter K step
+                          WarptileShape<128, 64, 16, 64, 32>,   // mid-size problems
                           WarptileShape<64, 64, 16, 32, 32>>;   // small and skinny problems
 
 // Moves one BK x X slice of an operand from global memory to shared memory, in two halves so the
@@ -73,8 +82,15 @@ template <typename T, int BK, int X, int kThreads, bool CONTIG_K, bool VECTOR>
 struct TileLoader {
   static constexpr int V = VECTOR ? int(16 / sizeof(T)) : 1;
   static constexpr int kGranulesAlong = (CONTIG_K ? BK : X) / V;
-  static constexpr int kPerThread = BK * X / V / kThreads;
-  static_assert(BK * X / V % kThreads == 0, "the slice must split evenly over the threads");
+  static constexpr int kGranules = BK * X / V;
+  // A short slice of 16-bit elements can have fewer granules than the program has threads.
+  static constexpr int kPerThread = (kGranules + kThreads - 1) / kThreads;
+  static_assert(kGranules % kThreads == 0 || kGranules < kThreads,
+                "the slice must split evenly over the threads");
+
+  __device__ static bool has_granule(int p) {
+    return kGranules % kThreads == 0 || threadIdx.x + p * kThreads < kGranules;
+  }
 
   float values[kPerThread][V];
 
@@ -89,6 +105,7 @@ struct TileLoader {
                        int x_valid) {
 #pragma unroll
     for (int p = 0; p < kPerThread; ++p) {
+      if (!has_granule(p)) continue;
       int k, x;
       granule_origin(threadIdx.x + p * kThreads, k, x);
       const bool inside = CONTIG_K ? (x < x_valid && k + V <= k_valid)
@@ -114,6 +131,7 @@ struct TileLoader {
   __device__ void store(float* smem) const {
 #pragma unroll
     for (int p = 0; p < kPerThread; ++p) {
+      if (!has_granule(p)) continue;
       int k, x;
       granule_origin(threadIdx.x + p * kThreads, k, x);
       if constexpr (CONTIG_K) {
@@ -134,7 +152,7 @@ struct TileLoader {
 };
 
 template <typename T, class S, bool A_CONTIG_K, bool B_CONTIG_K, bool VECTOR>
-__global__ void __launch_bounds__(S::kThreads) warptile_gemm(GemmArgs args) {
+__global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm(GemmArgs args) {
   __shared__ alignas(16) float smem_a[2][S::BK * S::kPitchA];  // [stage][k][m]
   __shared__ alignas(16) float smem_b[2][S::BK * S::kPitchB];  // [stage][k][n]
   TileLoader<T, S::BK, S::BM, S::kThreads, A_CONTIG_K, VECTOR> loader_a;
