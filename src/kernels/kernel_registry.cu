@@ -35,13 +35,12 @@ int current_sm_count() {
   return sms;
 }
 
-// The heuristic until the autotuner exists: the largest warptile shape that still gives every
-// SM at least two programs (a program per SM leaves the second block slot idle), else the one
-// with the most programs.
+// The heuristic until the autotuner exists: the largest compiled warptile shape that gives at
+// least one program per SM, else the smallest (the most programs).
 KernelConfig default_warptile_config(const Kernel& kernel, const GemmProblem& p) {
   const int64_t sms = current_sm_count();
   for (const KernelConfig& c : kernel.info.configs) {
-    if (num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count >= 2 * sms) return c;
+    if (num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count >= sms) return c;
   }
   return kernel.info.configs.back();
 }

@@ -63,12 +63,10 @@ struct WarptileShape {
   }
 };
 
-// Compiled shapes, largest first (the heuristic takes the first that fills the GPU).
-using Shapes = std::tuple<WarptileShape<128, 256, 8, 64, 64>,   // 8x16 outputs per thread
-                          WarptileShape<256, 128, 8, 128, 32>,  // 16x8 outputs per thread
-                          WarptileShape<128, 128, 16, 64, 32>,  // 8x8 outputs per thread
-                          WarptileShape<128, 128, 8, 64, 32>,   // the same, shorter K step
-                          WarptileShape<128, 64, 16, 64, 32>,   // mid-size problems
+// Compiled shapes, largest first (the heuristic takes the first that fills the GPU). Chosen by
+// sweep on the H100 (docs/perf-notes.md): 128x128x16 was fastest from 2048^3 up, 64x64x16 for
+// smaller problems; 128x256x8, 256x128x8, 128x128x8 and 128x64x16 lost everywhere.
+using Shapes = std::tuple<WarptileShape<128, 128, 16, 64, 32>,  // 8x8 outputs per thread
                           WarptileShape<64, 64, 16, 32, 32>>;   // small and skinny problems
 
 // Moves one BK x X slice of an operand from global memory to shared memory, in two halves so the
