@@ -74,8 +74,12 @@ using Shapes = std::tuple<WarptileShape<128, 128, 16, 64, 32>,  // 8x8 outputs p
 //   load():  global -> registers (masked, converted to float)
 //   store(): registers -> shared, as smem[k][x]
 // Element (k, x) of the slice lives at origin + x * stride_x + k * stride_k. For A, x is m; for
-// B, x is n. CONTIG_K says which of the two is the operand's contiguous dimension; a "granule" is
-// one 16-byte vector (VECTOR) or one element along it.
+// B, x is n. CONTIG_K says which of the two is the operand's contiguous dimension (stride 1); a
+// "granule" is one 16-byte vector (VECTOR) or one element along it.
+//
+// Each thread's granule addresses and how much of each granule lies inside the matrix along x
+// are computed once per program (start) and the addresses then step by one slice (next_slice):
+// the K loop does no index arithmetic and, but for a partial last slice, no K masking.
 template <typename T, int BK, int X, int kThreads, bool CONTIG_K, bool VECTOR>
 struct TileLoader {
   static constexpr int V = VECTOR ? int(16 / sizeof(T)) : 1;
@@ -86,40 +90,59 @@ struct TileLoader {
   static_assert(kGranules % kThreads == 0 || kGranules < kThreads,
                 "the slice must split evenly over the threads");
 
+  float values[kPerThread][V];
+  const T* src[kPerThread];  // the granule's first element in the current slice
+  int x_count[kPerThread];   // elements of the granule inside the matrix along x
+
   __device__ static bool has_granule(int p) {
     return kGranules % kThreads == 0 || threadIdx.x + p * kThreads < kGranules;
   }
 
-  float values[kPerThread][V];
-
   // Consecutive threads take consecutive granules along the contiguous dimension: coalesced.
-  __device__ static void granule_origin(int g, int& k, int& x) {
+  __device__ static void granule_origin(int p, int& k, int& x) {
+    const int g = threadIdx.x + p * kThreads;
     const int along = g % kGranulesAlong, across = g / kGranulesAlong;
     k = CONTIG_K ? along * V : across;
     x = CONTIG_K ? across : along * V;
   }
 
-  __device__ void load(const T* origin, int64_t stride_x, int64_t stride_k, int k_valid,
-                       int x_valid) {
+  __device__ void start(const T* origin, int64_t stride_x, int64_t stride_k, int x_valid) {
+#pragma unroll
+    for (int p = 0; p < kPerThread; ++p) {
+      int k, x;
+      granule_origin(p, k, x);
+      src[p] = origin + x * stride_x + k * stride_k;
+      const int along_x = CONTIG_K ? 1 : V;  // a K-contiguous granule is one x
+      x_count[p] = x_valid - x >= along_x ? along_x : (x_valid > x ? x_valid - x : 0);
+    }
+  }
+
+  __device__ void next_slice(int64_t step) {
+#pragma unroll
+    for (int p = 0; p < kPerThread; ++p) src[p] += step;
+  }
+
+  // FULL_K: every K index of the slice is inside the matrix (all slices but a partial last one).
+  template <bool FULL_K>
+  __device__ void load(int k_valid) {
 #pragma unroll
     for (int p = 0; p < kPerThread; ++p) {
       if (!has_granule(p)) continue;
       int k, x;
-      granule_origin(threadIdx.x + p * kThreads, k, x);
-      const bool inside = CONTIG_K ? (x < x_valid && k + V <= k_valid)
-                                   : (k < k_valid && x + V <= x_valid);
-      if (VECTOR && inside) {
-        const uint4 raw = *reinterpret_cast<const uint4*>(origin + x * stride_x + k * stride_k);
+      granule_origin(p, k, x);
+      const bool k_inside = FULL_K || (CONTIG_K ? k + V <= k_valid : k < k_valid);
+      if (VECTOR && k_inside && x_count[p] == (CONTIG_K ? 1 : V)) {
+        const uint4 raw = *reinterpret_cast<const uint4*>(src[p]);
         const T* elements = reinterpret_cast<const T*>(&raw);
 #pragma unroll
         for (int j = 0; j < V; ++j) values[p][j] = to_float(elements[j]);
       } else {
+        // Edges: element by element along the contiguous dimension (stride 1), zeros outside.
 #pragma unroll
         for (int j = 0; j < V; ++j) {
-          const int kj = CONTIG_K ? k + j : k, xj = CONTIG_K ? x : x + j;
-          values[p][j] = kj < k_valid && xj < x_valid
-                             ? to_float(origin[xj * stride_x + kj * stride_k])
-                             : 0.0f;
+          const bool inside = CONTIG_K ? x_count[p] > 0 && (FULL_K || k + j < k_valid)
+                                       : j < x_count[p] && (FULL_K || k < k_valid);
+          values[p][j] = inside ? to_float(src[p][j]) : 0.0f;
         }
       }
     }
@@ -131,7 +154,7 @@ struct TileLoader {
     for (int p = 0; p < kPerThread; ++p) {
       if (!has_granule(p)) continue;
       int k, x;
-      granule_origin(threadIdx.x + p * kThreads, k, x);
+      granule_origin(p, k, x);
       if constexpr (CONTIG_K) {
 #pragma unroll
         for (int j = 0; j < V; ++j) smem[(k + j) * kPitch + x] = values[p][j];
@@ -167,16 +190,18 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm
   const int64_t num_k_tiles = cdiv(args.k, S::BK);
   const auto k_valid = [&](int64_t kt) { return valid_extent(args.k, kt * S::BK, S::BK); };
 
+  const int64_t full_k_tiles = args.k / S::BK;  // slices that need no K mask
+
   for (int64_t batch = blockIdx.y; batch < args.batch_count; batch += gridDim.y) {
-    const T* a_origin = static_cast<const T*>(args.a.data) + args.a.offset(batch, row0, 0);
-    const T* b_origin = static_cast<const T*>(args.b.data) + args.b.offset(batch, 0, col0);
-    // A slice: x = m (row stride), k = column stride; B slice: x = n (column), k = row.
     const int64_t a_step = S::BK * args.a.stride.col, b_step = S::BK * args.b.stride.row;
     const auto load_slice = [&](int64_t kt) {
-      loader_a.load(a_origin + kt * a_step, args.a.stride.row, args.a.stride.col, k_valid(kt),
-                    rows_valid);
-      loader_b.load(b_origin + kt * b_step, args.b.stride.col, args.b.stride.row, k_valid(kt),
-                    cols_valid);
+      if (kt < full_k_tiles) {
+        loader_a.template load<true>(S::BK);
+        loader_b.template load<true>(S::BK);
+      } else {
+        loader_a.template load<false>(k_valid(kt));
+        loader_b.template load<false>(k_valid(kt));
+      }
     };
     const auto store_slice = [&](int stage) {
       loader_a.template store<S::kPitchA>(smem_a[stage]);
@@ -184,7 +209,12 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm
     };
 
     float acc[S::WMITER * S::TM][S::WNITER * S::TN] = {};
-    if (num_k_tiles > 0) {
+    if (num_k_tiles > 0) {  // (with K = 0, A and B may be null: not even their addresses are formed)
+      // A slice: x = m (row stride), k = column stride; B slice: x = n (column), k = row.
+      loader_a.start(static_cast<const T*>(args.a.data) + args.a.offset(batch, row0, 0),
+                     args.a.stride.row, args.a.stride.col, rows_valid);
+      loader_b.start(static_cast<const T*>(args.b.data) + args.b.offset(batch, 0, col0),
+                     args.b.stride.col, args.b.stride.row, cols_valid);
       load_slice(0);
       store_slice(0);
     }
@@ -194,7 +224,11 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm
     for (int64_t kt = 0; kt < num_k_tiles; ++kt) {
       const int stage = int(kt & 1);
       const bool has_next = kt + 1 < num_k_tiles;
-      if (has_next) load_slice(kt + 1);
+      if (has_next) {
+        loader_a.next_slice(a_step);
+        loader_b.next_slice(b_step);
+        load_slice(kt + 1);
+      }
       const float* a_stage = smem_a[stage];
       const float* b_stage = smem_b[stage];
 #pragma unroll
