@@ -48,7 +48,20 @@ fi
   "$BUILD/tilegemm" run 4096 4096 4096 --dtype fp32 --check
   "$BUILD/tilegemm" run 4096 4096 4096 --dtype bf16 --check
   "$BUILD/tilegemm" run 1000 1000 1000 --dtype fp16 --layout-a col --bias --activation gelu --beta 1 --check
+  # Memory and shared-memory race checks on small problems, every kernel.
+  if [ -z "${SKIP_SANITIZER:-}" ] && command -v compute-sanitizer > /dev/null; then
+    for kernel in naive smem tile2d warptile; do
+      compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD/tilegemm" run 130 70 45 \
+        --dtype bf16 --layout-b col --kernel "$kernel" --reps 1 --check > "$OUT/sanitizer.tmp" 2>&1
+      echo "memcheck $kernel rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.tmp")"
+      compute-sanitizer --tool racecheck --error-exitcode 9 "$BUILD/tilegemm" run 200 136 40 \
+        --kernel "$kernel" --reps 1 > "$OUT/sanitizer.tmp" 2>&1
+      echo "racecheck $kernel rc=$? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/sanitizer.tmp")"
+    done
+  fi
 } > "$OUT/run.log" 2>&1
+rm -f "$OUT/sanitizer.tmp"
+grep -E "^(memcheck|racecheck)" "$OUT/run.log" | tr '\n' ' ' >> "$summary"; echo >> "$summary"
 say "run: $(grep -c PASS "$OUT/run.log") PASS, $(grep -c FAIL "$OUT/run.log") FAIL"
 grep -E "TFLOP/s|check:" "$OUT/run.log" | tee -a "$summary"
 
@@ -67,6 +80,9 @@ for part in "$OUT"/part-*.csv; do
   rm "$part"
 done > "$OUT/bench.csv"
 grep -E "^(square|unaligned|skinny|llm|longk) |geometric|^  [a-z]+ " "$OUT/bench.log" >> "$summary"
+
+python3 bench/plot.py "$OUT/bench.csv" "$OUT/square.png" > /dev/null 2>&1 ||
+  echo "plot skipped (needs python3 with matplotlib)" >> "$summary"
 
 # SASS: which instructions the warptile kernels use, and any local-memory traffic.
 obj=$(find "$BUILD" -name "warptile_fp32.cu.o" | head -1)

@@ -41,7 +41,8 @@ struct WarptileShape {
   // Left alone, ptxas gave the 8x8-per-thread kernel 185 registers: one 256-thread program per SM,
   // 8 warps, too few to hide shared-memory latency. Asking for two caps it at 128 registers.
   static constexpr int kOutputsPerThread = WMITER * TM * WNITER * TN;
-  static constexpr int kMinBlocksPerSM = kOutputsPerThread <= 64 ? 512 / kThreads : 1;
+  static constexpr int kMinBlocksPerSM =
+      kOutputsPerThread <= 64 ? 512 / kThreads : (kThreads <= 128 ? 2 : 1);
 
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must cover the block tile");
   static_assert(WM % (kLanesM * TM) == 0 && WN % (kLanesN * TN) == 0,
@@ -66,7 +67,8 @@ struct WarptileShape {
 // Compiled shapes, largest first (the heuristic takes the first that fills the GPU). Chosen by
 // sweep on the H100 (docs/perf-notes.md): 128x128x16 was fastest from 2048^3 up, 64x64x16 for
 // smaller problems; 128x256x8, 256x128x8, 128x128x8 and 128x64x16 lost everywhere.
-using Shapes = std::tuple<WarptileShape<128, 128, 16, 64, 32>,  // 8x8 outputs per thread
+using Shapes = std::tuple<WarptileShape<128, 128, 16, 64, 32>,  // 8 warps, 8x8 outputs per thread
+                          WarptileShape<128, 128, 16, 64, 64>,  // 4 warps, 8x16 per thread
                           WarptileShape<64, 64, 16, 32, 32>>;   // small and skinny problems
 
 // Moves one BK x X slice of an operand from global memory to shared memory, in two halves so the
@@ -77,9 +79,10 @@ using Shapes = std::tuple<WarptileShape<128, 128, 16, 64, 32>,  // 8x8 outputs p
 // B, x is n. CONTIG_K says which of the two is the operand's contiguous dimension (stride 1); a
 // "granule" is one 16-byte vector (VECTOR) or one element along it.
 //
-// Each thread's granule addresses and how much of each granule lies inside the matrix along x
-// are computed once per program (start) and the addresses then step by one slice (next_slice):
-// the K loop does no index arithmetic and, but for a partial last slice, no K masking.
+// A thread's granules are kThreads apart in the slice's granule order, i.e. a fixed number of
+// rows (or columns) apart: the thread keeps one address, of its first granule, and reaches the
+// others by a constant offset. The address steps by one slice per K step (next_slice), so the K
+// loop does almost no index arithmetic and, but for a partial last slice, no K masking.
 template <typename T, int BK, int X, int kThreads, bool CONTIG_K, bool VECTOR>
 struct TileLoader {
   static constexpr int V = VECTOR ? int(16 / sizeof(T)) : 1;
@@ -89,10 +92,15 @@ struct TileLoader {
   static constexpr int kPerThread = (kGranules + kThreads - 1) / kThreads;
   static_assert(kGranules % kThreads == 0 || kGranules < kThreads,
                 "the slice must split evenly over the threads");
+  static_assert(kThreads % kGranulesAlong == 0, "a thread's granules must line up");
+  // Granule p of a thread lies kAcrossStep rows of granules (x for CONTIG_K, k otherwise) after
+  // granule 0.
+  static constexpr int kAcrossStep = kThreads / kGranulesAlong;
 
   float values[kPerThread][V];
-  const T* src[kPerThread];  // the granule's first element in the current slice
-  int x_count[kPerThread];   // elements of the granule inside the matrix along x
+  const T* src = nullptr;  // the thread's first granule in the current slice
+  int64_t granule_step = 0;  // elements from one of the thread's granules to the next
+  int x_valid = 0;           // columns (B) or rows (A) of the slice inside the matrix
 
   __device__ static bool has_granule(int p) {
     return kGranules % kThreads == 0 || threadIdx.x + p * kThreads < kGranules;
@@ -100,26 +108,27 @@ struct TileLoader {
 
   // Consecutive threads take consecutive granules along the contiguous dimension: coalesced.
   __device__ static void granule_origin(int p, int& k, int& x) {
-    const int g = threadIdx.x + p * kThreads;
-    const int along = g % kGranulesAlong, across = g / kGranulesAlong;
+    const int along = threadIdx.x % kGranulesAlong;
+    const int across = threadIdx.x / kGranulesAlong + p * kAcrossStep;
     k = CONTIG_K ? along * V : across;
     x = CONTIG_K ? across : along * V;
   }
 
-  __device__ void start(const T* origin, int64_t stride_x, int64_t stride_k, int x_valid) {
-#pragma unroll
-    for (int p = 0; p < kPerThread; ++p) {
-      int k, x;
-      granule_origin(p, k, x);
-      src[p] = origin + x * stride_x + k * stride_k;
-      const int along_x = CONTIG_K ? 1 : V;  // a K-contiguous granule is one x
-      x_count[p] = x_valid - x >= along_x ? along_x : (x_valid > x ? x_valid - x : 0);
-    }
+  __device__ void start(const T* origin, int64_t stride_x, int64_t stride_k, int valid) {
+    int k, x;
+    granule_origin(0, k, x);
+    src = origin + x * stride_x + k * stride_k;
+    granule_step = kAcrossStep * (CONTIG_K ? stride_x : stride_k);
+    x_valid = valid;
   }
 
-  __device__ void next_slice(int64_t step) {
-#pragma unroll
-    for (int p = 0; p < kPerThread; ++p) src[p] += step;
+  __device__ void next_slice(int64_t step) { src += step; }
+
+  // Elements of granule p inside the matrix along x: 0 or 1 for a K-contiguous granule (one x),
+  // 0..V for an X-contiguous one.
+  __device__ int x_count(int x) const {
+    const int along_x = CONTIG_K ? 1 : V;
+    return x_valid - x >= along_x ? along_x : (x_valid > x ? x_valid - x : 0);
   }
 
   // FULL_K: every K index of the slice is inside the matrix (all slices but a partial last one).
@@ -130,9 +139,11 @@ struct TileLoader {
       if (!has_granule(p)) continue;
       int k, x;
       granule_origin(p, k, x);
+      const T* granule = src + p * granule_step;
+      const int inside_x = x_count(x);
       const bool k_inside = FULL_K || (CONTIG_K ? k + V <= k_valid : k < k_valid);
-      if (VECTOR && k_inside && x_count[p] == (CONTIG_K ? 1 : V)) {
-        const uint4 raw = *reinterpret_cast<const uint4*>(src[p]);
+      if (VECTOR && k_inside && inside_x == (CONTIG_K ? 1 : V)) {
+        const uint4 raw = *reinterpret_cast<const uint4*>(granule);
         const T* elements = reinterpret_cast<const T*>(&raw);
 #pragma unroll
         for (int j = 0; j < V; ++j) values[p][j] = to_float(elements[j]);
@@ -140,9 +151,9 @@ struct TileLoader {
         // Edges: element by element along the contiguous dimension (stride 1), zeros outside.
 #pragma unroll
         for (int j = 0; j < V; ++j) {
-          const bool inside = CONTIG_K ? x_count[p] > 0 && (FULL_K || k + j < k_valid)
-                                       : j < x_count[p] && (FULL_K || k < k_valid);
-          values[p][j] = inside ? to_float(src[p][j]) : 0.0f;
+          const bool inside = CONTIG_K ? inside_x > 0 && (FULL_K || k + j < k_valid)
+                                       : j < inside_x && (FULL_K || k < k_valid);
+          values[p][j] = inside ? to_float(granule[j]) : 0.0f;
         }
       }
     }
