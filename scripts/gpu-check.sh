@@ -44,7 +44,7 @@ if [ -z "${SKIP_TESTS:-}" ]; then
 fi
 
 {
-  "$BUILD/tilegemm" info
+  "$BUILD/tilegemm" info --ceilings
   "$BUILD/tilegemm" run 4096 4096 4096 --dtype fp32 --check
   "$BUILD/tilegemm" run 4096 4096 4096 --dtype bf16 --check
   "$BUILD/tilegemm" run 1000 1000 1000 --dtype fp16 --layout-a col --bias --activation gelu --beta 1 --check
@@ -63,7 +63,7 @@ fi
 rm -f "$OUT/sanitizer.tmp"
 grep -E "^(memcheck|racecheck)" "$OUT/run.log" | tr '\n' ' ' >> "$summary"; echo >> "$summary"
 say "run: $(grep -c PASS "$OUT/run.log") PASS, $(grep -c FAIL "$OUT/run.log") FAIL"
-grep -E "TFLOP/s|check:" "$OUT/run.log" | tee -a "$summary"
+grep -E "TFLOP/s|check:|copy:" "$OUT/run.log" | tee -a "$summary"
 
 # One CSV for every dtype and suite: the per-run files are merged (one header) into bench.csv.
 : > "$OUT/bench.log"

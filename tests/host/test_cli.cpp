@@ -106,3 +106,27 @@ TEST(CliInfo, ListsKernels) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CliBench, BadArgumentsAreNamedBeforeAnyGpuWork) {
+  struct Case {
+    const char* args;
+    const char* message;
+  } cases[] = {
+      {"bench --suite tiny", "--suite 'tiny' is not a suite"},
+      {"bench --layouts NX", "--layouts 'NX' must be NN, NT, TN or TT"},
+      {"bench --dtype fp64", "--dtype 'fp64' is not a dtype"},
+      {"bench --dtype tf32", "tf32 is not supported yet"},
+      {"bench --reps 0", "--reps must be >= 1"},
+      {"bench --shapes /nonexistent/shapes.txt", "--shapes '/nonexistent/shapes.txt' cannot be read"},
+      {"bench --config 1x2", "--config: config '1x2'"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run_cli(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
+
+}  // namespace

@@ -41,8 +41,7 @@ struct WarptileShape {
   // Left alone, ptxas gave the 8x8-per-thread kernel 185 registers: one 256-thread program per SM,
   // 8 warps, too few to hide shared-memory latency. Asking for two caps it at 128 registers.
   static constexpr int kOutputsPerThread = WMITER * TM * WNITER * TN;
-  static constexpr int kMinBlocksPerSM =
-      kOutputsPerThread <= 64 ? 512 / kThreads : (kThreads <= 128 ? 2 : 1);
+  static constexpr int kMinBlocksPerSM = kOutputsPerThread <= 64 ? 512 / kThreads : 1;
 
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must cover the block tile");
   static_assert(WM % (kLanesM * TM) == 0 && WN % (kLanesN * TN) == 0,
@@ -65,10 +64,10 @@ struct WarptileShape {
 };
 
 // Compiled shapes, largest first (the heuristic takes the first that fills the GPU). Chosen by
-// sweep on the H100 (docs/perf-notes.md): 128x128x16 was fastest from 2048^3 up, 64x64x16 for
-// smaller problems; 128x256x8, 256x128x8, 128x128x8 and 128x64x16 lost everywhere.
+// sweeps on the H100 (docs/perf-notes.md): 128x128x16 was fastest from 2048^3 up, 64x64x16 for
+// smaller problems; 128x256x8, 256x128x8, 128x128x8, 128x64x16 and a 4-warp 128x128x16 with
+// 8x16 outputs per thread lost everywhere.
 using Shapes = std::tuple<WarptileShape<128, 128, 16, 64, 32>,  // 8 warps, 8x8 outputs per thread
-                          WarptileShape<128, 128, 16, 64, 64>,  // 4 warps, 8x16 per thread
                           WarptileShape<64, 64, 16, 32, 32>>;   // small and skinny problems
 
 // Moves one BK x X slice of an operand from global memory to shared memory, in two halves so the
