@@ -164,7 +164,8 @@ TEST_F(GpuKernels, UnknownKernelAndWrongConfigAreRejected) {
   EXPECT_NE(gemm(w->problem(), o).message.find("kernel 'nope' does not exist"), std::string::npos);
   o.kernel = "warptile";
   o.config = parse_kernel_config("96x96x16/g8/s2/w8/wt48x48");
-  EXPECT_NE(gemm(w->problem(), o).message.find("no compiled config"), std::string::npos);
+  EXPECT_NE(gemm(w->problem(), o).message.find("kernel warptile has no compiled config 96x96x16"),
+            std::string::npos);
 }
 
 }  // namespace

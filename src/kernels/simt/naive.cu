@@ -32,8 +32,6 @@ __global__ void __launch_bounds__(kBlock* kBlock) naive_gemm(GemmArgs args) {
   }
 }
 
-KernelConfig compiled_config() { return *parse_kernel_config("16x16x1/g8/s1/w8"); }
-
 Status launch(const GemmArgs& args, const KernelConfig&, void* stream) {
   return dispatch_input_type(args.a.dtype, [&](auto t) {
     naive_gemm<decltype(t)><<<program_grid(args, kBlock, kBlock), dim3(kBlock, kBlock), 0,
@@ -47,11 +45,8 @@ Status launch(const GemmArgs& args, const KernelConfig&, void* stream) {
 
 namespace tilegemm::gpu {
 Kernel naive_kernel() {
-  KernelConfig c = simt::compiled_config();
-  return {{"naive", "SIMT gen 1: one thread per output, operands from global memory", c, {c}},
-          [c](const GemmProblem&, const KernelConfig& asked) {
-            return simt::require_config("naive", c, asked);
-          },
-          simt::launch};
+  return simt::compiled_configs_kernel(
+      "naive", "SIMT gen 1: one thread per output, operands from global memory",
+      {*parse_kernel_config("16x16x1/g8/s1/w8")}, simt::launch);
 }
 }  // namespace tilegemm::gpu

@@ -5,8 +5,10 @@
 #include <cuda_fp16.h>
 
 #include <string>
+#include <vector>
 
 #include "kernels/gemm_args.hpp"
+#include "kernels/kernel_registry.hpp"
 #include "schedule/tile_order.hpp"
 
 namespace tilegemm::simt {
@@ -25,8 +27,7 @@ __device__ __forceinline__ float load_masked(const MatrixView& v, int64_t batch,
 }
 
 // The program's output tile, from the library's schedule (one place, shared with the host).
-__device__ __forceinline__ TileCoord program_tile(const GemmArgs& args, int block_m,
-                                                  int block_n) {
+__device__ __forceinline__ TileCoord program_tile(const GemmArgs& args, int block_m, int block_n) {
   return grouped_tile_order(blockIdx.x, args.m, args.n, block_m, block_n, args.group_size_m);
 }
 
@@ -42,18 +43,39 @@ inline dim3 program_grid(const GemmArgs& args, int block_m, int block_n) {
 template <typename F>
 decltype(auto) dispatch_input_type(DType dtype, F&& f) {
   switch (dtype) {
-    case DType::fp16: return f(__half{});
-    case DType::bf16: return f(__nv_bfloat16{});
-    default: return f(float{});
+    case DType::fp16:
+      return f(__half{});
+    case DType::bf16:
+      return f(__nv_bfloat16{});
+    default:
+      return f(float{});
   }
 }
 
-// Shared can_implement rule of the fixed-shape SIMT kernels: the config must be the one compiled.
-inline std::string require_config(const char* kernel, const KernelConfig& compiled,
-                                  const KernelConfig& asked) {
-  if (same_instantiation(compiled, asked)) return {};
-  return std::string("kernel ") + kernel + " is compiled for config " + to_string(compiled) +
-         " only (GROUP_SIZE_M may change); got " + to_string(asked);
+// The registry entry of a SIMT generation compiled for the listed configs (the first is its
+// default). GROUP_SIZE_M is a run-time value, so can_implement compares everything else, and
+// names the compiled configs when it refuses one.
+inline gpu::Kernel compiled_configs_kernel(const char* name, const char* description,
+                                           std::vector<KernelConfig> compiled,
+                                           gpu::Launcher launch) {
+  auto can_implement = [name = std::string(name), compiled](const GemmProblem&,
+                                                            const KernelConfig& asked) {
+    std::string why;
+    for (const KernelConfig& c : compiled) {
+      if (same_instantiation(c, asked)) return why;
+    }
+    why = "kernel ";
+    why += name;
+    why += " has no compiled config ";
+    why += to_string(asked);
+    why += " (GROUP_SIZE_M may change); compiled:";
+    for (const KernelConfig& c : compiled) {
+      why += ' ';
+      why += to_string(c);
+    }
+    return why;
+  };
+  return {{name, description, compiled.front(), compiled}, can_implement, std::move(launch)};
 }
 
 }  // namespace tilegemm::simt

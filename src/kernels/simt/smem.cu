@@ -16,7 +16,7 @@ constexpr int kTile = 32;
 
 template <typename T>
 __global__ void __launch_bounds__(kTile* kTile) smem_gemm(GemmArgs args) {
-  __shared__ float tile_a[kTile][kTile];      // [m][k]
+  __shared__ float tile_a[kTile][kTile];  // [m][k]
   __shared__ float tile_b[kTile][kTile];  // [k][n]
   const TileCoord tile = program_tile(args, kTile, kTile);
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -51,11 +51,8 @@ Status launch(const GemmArgs& args, const KernelConfig&, void* stream) {
 
 namespace tilegemm::gpu {
 Kernel smem_kernel() {
-  KernelConfig c = *parse_kernel_config("32x32x32/g8/s1/w32");
-  return {{"smem", "SIMT gen 2: 32x32 shared-memory tiles, one output per thread", c, {c}},
-          [c](const GemmProblem&, const KernelConfig& asked) {
-            return simt::require_config("smem", c, asked);
-          },
-          simt::launch};
+  return simt::compiled_configs_kernel(
+      "smem", "SIMT gen 2: 32x32 shared-memory tiles, one output per thread",
+      {*parse_kernel_config("32x32x32/g8/s1/w32")}, simt::launch);
 }
 }  // namespace tilegemm::gpu

@@ -33,12 +33,14 @@ __global__ void __launch_bounds__(kThreads) tile2d_gemm(GemmArgs args) {
 #pragma unroll
       for (int i = 0; i < BM * BK / kThreads; ++i) {
         const int e = threadIdx.x + i * kThreads;
-        tile_a[e % BK][e / BK] = load_masked<T>(args.a, batch, row0 + e / BK, k0 + e % BK, args.m, args.k);
+        tile_a[e % BK][e / BK] =
+            load_masked<T>(args.a, batch, row0 + e / BK, k0 + e % BK, args.m, args.k);
       }
 #pragma unroll
       for (int i = 0; i < BK * BN / kThreads; ++i) {
         const int e = threadIdx.x + i * kThreads;
-        tile_b[e / BN][e % BN] = load_masked<T>(args.b, batch, k0 + e / BN, col0 + e % BN, args.k, args.n);
+        tile_b[e / BN][e % BN] =
+            load_masked<T>(args.b, batch, k0 + e / BN, col0 + e % BN, args.k, args.n);
       }
       __syncthreads();
       // Outer products from registers.
@@ -68,8 +70,8 @@ __global__ void __launch_bounds__(kThreads) tile2d_gemm(GemmArgs args) {
 
 Status launch(const GemmArgs& args, const KernelConfig&, void* stream) {
   return dispatch_input_type(args.a.dtype, [&](auto t) {
-    tile2d_gemm<decltype(t)><<<program_grid(args, BM, BN), kThreads, 0,
-                               static_cast<cudaStream_t>(stream)>>>(args);
+    tile2d_gemm<decltype(t)>
+        <<<program_grid(args, BM, BN), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(args);
     return check_launch("tile2d_gemm");
   });
 }
@@ -79,11 +81,8 @@ Status launch(const GemmArgs& args, const KernelConfig&, void* stream) {
 
 namespace tilegemm::gpu {
 Kernel tile2d_kernel() {
-  KernelConfig c = *parse_kernel_config("128x128x8/g8/s1/w8");
-  return {{"tile2d", "SIMT gen 3: 128x128 tiles, 8x8 outputs per thread in registers", c, {c}},
-          [c](const GemmProblem&, const KernelConfig& asked) {
-            return simt::require_config("tile2d", c, asked);
-          },
-          simt::launch};
+  return simt::compiled_configs_kernel(
+      "tile2d", "SIMT gen 3: 128x128 tiles, 8x8 outputs per thread in registers",
+      {*parse_kernel_config("128x128x8/g8/s1/w8")}, simt::launch);
 }
 }  // namespace tilegemm::gpu

@@ -17,10 +17,11 @@ bool operand_vector_aligned(const MatrixView& v, int element_size) {
 Status launch(const GemmArgs& args, const KernelConfig& config, void* stream) {
   return dispatch_input_type(args.a.dtype, [&](auto t) -> Status {
     using T = decltype(t);
-    const bool vector = operand_vector_aligned(args.a, sizeof(T)) &&
-                        operand_vector_aligned(args.b, sizeof(T));
+    const bool vector =
+        operand_vector_aligned(args.a, sizeof(T)) && operand_vector_aligned(args.b, sizeof(T));
     if (!launch_for_type<T>(args, config, vector, static_cast<cudaStream_t>(stream))) {
-      return {StatusCode::not_supported, "warptile: config " + to_string(config) + " is not compiled"};
+      return {StatusCode::not_supported,
+              "warptile: config " + to_string(config) + " is not compiled"};
     }
     return check_launch("warptile_gemm");
   });
@@ -36,18 +37,8 @@ std::vector<KernelConfig> compiled_configs() {
 
 namespace tilegemm::gpu {
 Kernel warptile_kernel() {
-  auto configs = simt::warptile::compiled_configs();
-  return {{"warptile",
-           "SIMT gen 4: warp tiles, 16-byte loads, double-buffered K loop (production fp32)",
-           configs.front(), configs},
-          [configs](const GemmProblem&, const KernelConfig& asked) -> std::string {
-            for (const auto& c : configs)
-              if (same_instantiation(c, asked)) return {};
-            std::string list;
-            for (const auto& c : configs) list += " " + to_string(c);
-            return "kernel warptile has no compiled config " + to_string(asked) +
-                   "; compiled:" + list;
-          },
-          simt::warptile::launch};
+  return simt::compiled_configs_kernel(
+      "warptile", "SIMT gen 4: warp tiles, 16-byte loads, double-buffered K loop (production fp32)",
+      simt::warptile::compiled_configs(), simt::warptile::launch);
 }
 }  // namespace tilegemm::gpu

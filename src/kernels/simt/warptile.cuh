@@ -2,7 +2,8 @@
 //
 // Hardware: CUDA cores, shared memory, 16-byte vector loads. No tensor cores: fp32 stays IEEE.
 // Config: BLOCK_SIZE_M x BLOCK_SIZE_N x BLOCK_SIZE_K, num_warps, warp tile WM x WN; num_stages is 2
-// (a double-buffered K loop). Compiled shapes: see `Shapes` below (e.g. 128x128x16/g8/s2/w8/wt64x32).
+// (a double-buffered K loop). Compiled shapes: see `Shapes` below (e.g.
+// 128x128x16/g8/s2/w8/wt64x32).
 //
 // The idea (docs/design.md has the long form): a program's BM x BN tile is split into warp tiles
 // of WM x WN, and each warp's tile into 8 x 4 lanes that each own WMITER x WNITER sub-tiles of
@@ -97,7 +98,7 @@ struct TileLoader {
   static constexpr int kAcrossStep = kThreads / kGranulesAlong;
 
   float values[kPerThread][V];
-  const T* src = nullptr;  // the thread's first granule in the current slice
+  const T* src = nullptr;    // the thread's first granule in the current slice
   int64_t granule_step = 0;  // elements from one of the thread's granules to the next
   int x_valid = 0;           // columns (B) or rows (A) of the slice inside the matrix
 
@@ -219,7 +220,8 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm
     };
 
     float acc[S::WMITER * S::TM][S::WNITER * S::TN] = {};
-    if (num_k_tiles > 0) {  // (with K = 0, A and B may be null: not even their addresses are formed)
+    if (num_k_tiles >
+        0) {  // (with K = 0, A and B may be null: not even their addresses are formed)
       // A slice: x = m (row stride), k = column stride; B slice: x = n (column), k = row.
       loader_a.start(static_cast<const T*>(args.a.data) + args.a.offset(batch, row0, 0),
                      args.a.stride.row, args.a.stride.col, rows_valid);
@@ -318,8 +320,10 @@ bool launch_for_type(const GemmArgs& args, const KernelConfig& config, bool vect
       Shapes{});
 }
 
-extern template bool launch_for_type<float>(const GemmArgs&, const KernelConfig&, bool, cudaStream_t);
-extern template bool launch_for_type<__half>(const GemmArgs&, const KernelConfig&, bool, cudaStream_t);
+extern template bool launch_for_type<float>(const GemmArgs&, const KernelConfig&, bool,
+                                            cudaStream_t);
+extern template bool launch_for_type<__half>(const GemmArgs&, const KernelConfig&, bool,
+                                             cudaStream_t);
 extern template bool launch_for_type<__nv_bfloat16>(const GemmArgs&, const KernelConfig&, bool,
                                                     cudaStream_t);
 
