@@ -57,9 +57,8 @@ BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o, DType dtype
 
   const double flops = 2.0 * double(p.m) * p.n * p.k;
   const int reps = flops > 2e12 ? std::max(3, o.reps / 4) : o.reps;
-  const auto ms = timer.median_ms({[&] { return gemm(p, options); },
-                                   [&] { return cublas_gemm(p, cublas_d); }},
-                                  reps);
+  const auto ms = timer.median_ms(
+      {[&] { return gemm(p, options); }, [&] { return cublas_gemm(p, cublas_d); }}, reps);
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
 
   // Accuracy against cuBLAS on the same inputs, from a poisoned output.
@@ -108,10 +107,11 @@ std::vector<double> to_host_doubles(const void* device, int64_t count, DType dty
 }
 
 void print_row(const BenchRow& r) {
-  std::printf("%-9s %6lld %6lld %6lld  %-4s %-2s  %-8s %-27s %8.1f %8.1f %6.2fx %5.0f%% %8.0f  %.1e\n",
-              r.suite.c_str(), (long long)r.m, (long long)r.n, (long long)r.k, r.dtype.c_str(),
-              r.layouts.c_str(), r.kernel.c_str(), r.config.c_str(), r.tilegemm_tflops,
-              r.cublas_tflops, r.ratio, r.percent_of_ceiling, r.tilegemm_gbs, r.relative_error);
+  std::printf(
+      "%-9s %6lld %6lld %6lld  %-4s %-2s  %-8s %-27s %8.1f %8.1f %6.2fx %5.0f%% %8.0f  %.1e\n",
+      r.suite.c_str(), (long long)r.m, (long long)r.n, (long long)r.k, r.dtype.c_str(),
+      r.layouts.c_str(), r.kernel.c_str(), r.config.c_str(), r.tilegemm_tflops, r.cublas_tflops,
+      r.ratio, r.percent_of_ceiling, r.tilegemm_gbs, r.relative_error);
   std::fflush(stdout);
 }
 
@@ -136,7 +136,8 @@ void bench_command(const BenchOptions& o) {
     if (shapes.empty()) fail("--shapes '" + o.shapes_file + "': " + error);
   } else {
     auto s = suite_shapes(o.suite);
-    if (!s) fail("--suite '" + o.suite + "' is not a suite (square, unaligned, skinny, llm, longk, all)");
+    if (!s)
+      fail("--suite '" + o.suite + "' is not a suite (square, unaligned, skinny, llm, longk, all)");
     shapes = *s;
   }
   // fp32 at 16384^3 takes minutes per shape on CUDA cores, as in the anchors: left out.
@@ -156,8 +157,8 @@ void bench_command(const BenchOptions& o) {
   const auto dev = devices()[0];
   std::printf("device: %s (%d SMs); ceiling: cuBLAS %s 8192^3 = %.1f TFLOP/s (measured now)\n",
               dev.name.c_str(), dev.sm_count, o.dtype.c_str(), ceiling);
-  std::printf("%-9s %6s %6s %6s  %-4s %-2s  %-8s %-27s %8s %8s %7s %6s %8s  %s\n", "suite", "M", "N",
-              "K", "type", "ly", "kernel", "config", "tilegemm", "cuBLAS", "ratio", "%ceil",
+  std::printf("%-9s %6s %6s %6s  %-4s %-2s  %-8s %-27s %8s %8s %7s %6s %8s  %s\n", "suite", "M",
+              "N", "K", "type", "ly", "kernel", "config", "tilegemm", "cuBLAS", "ratio", "%ceil",
               "GB/s", "rel.err");
   std::vector<BenchRow> rows;
   for (const auto& shape : shapes) {
@@ -170,7 +171,8 @@ void bench_command(const BenchOptions& o) {
     const double ours = geomean(rows, suite, &BenchRow::tilegemm_tflops);
     if (ours == 0) continue;
     std::printf("  %-9s %8.1f %8.1f %6.2fx\n", suite.c_str(), ours,
-                geomean(rows, suite, &BenchRow::cublas_tflops), geomean(rows, suite, &BenchRow::ratio));
+                geomean(rows, suite, &BenchRow::cublas_tflops),
+                geomean(rows, suite, &BenchRow::ratio));
   }
   if (!o.csv.empty() || !o.plot.empty()) {
     const std::string csv = o.csv.empty() ? o.plot + ".csv" : o.csv;
@@ -188,9 +190,11 @@ void bench_command(const BenchOptions& o) {
     const std::string script = std::string(TILEGEMM_SOURCE_DIR) + "/bench/plot.py";
     const std::string cmd = "python3 '" + script + "' '" + csv + "' '" + o.plot + "'";
     if (std::system(cmd.c_str()) != 0) {
-      std::fprintf(stderr, "note: the plot needs Python 3 with matplotlib "
-                           "(apt-get install python3-matplotlib, or pip install matplotlib); "
-                           "the CSV is in %s: run %s by hand\n", csv.c_str(), cmd.c_str());
+      std::fprintf(stderr,
+                   "note: the plot needs Python 3 with matplotlib "
+                   "(apt-get install python3-matplotlib, or pip install matplotlib); "
+                   "the CSV is in %s: run %s by hand\n",
+                   csv.c_str(), cmd.c_str());
     }
   }
 }

@@ -10,15 +10,14 @@ namespace tilegemm::cli {
 std::vector<std::string> suite_names() { return {"square", "unaligned", "skinny", "llm", "longk"}; }
 
 std::optional<std::vector<BenchShape>> suite_shapes(const std::string& name) {
-  std::vector<BenchShape> all = {
-      {"square", 512, 512, 512},       {"square", 1024, 1024, 1024},
-      {"square", 2048, 2048, 2048},    {"square", 4096, 4096, 4096},
-      {"square", 8192, 8192, 8192},    {"square", 16384, 16384, 16384},
-      {"unaligned", 4095, 4097, 4093}, {"unaligned", 1000, 1000, 1000},
-      {"unaligned", 3000, 5000, 700},  {"skinny", 16, 4096, 4096},
-      {"skinny", 128, 4096, 4096},     {"llm", 4096, 11008, 4096},
-      {"llm", 4096, 4096, 11008},      {"llm", 8192, 8192, 1024},
-      {"longk", 1024, 1024, 16384}};
+  std::vector<BenchShape> all = {{"square", 512, 512, 512},       {"square", 1024, 1024, 1024},
+                                 {"square", 2048, 2048, 2048},    {"square", 4096, 4096, 4096},
+                                 {"square", 8192, 8192, 8192},    {"square", 16384, 16384, 16384},
+                                 {"unaligned", 4095, 4097, 4093}, {"unaligned", 1000, 1000, 1000},
+                                 {"unaligned", 3000, 5000, 700},  {"skinny", 16, 4096, 4096},
+                                 {"skinny", 128, 4096, 4096},     {"llm", 4096, 11008, 4096},
+                                 {"llm", 4096, 4096, 11008},      {"llm", 8192, 8192, 1024},
+                                 {"longk", 1024, 1024, 16384}};
   if (name == "all") return all;
   std::vector<BenchShape> out;
   for (const auto& s : all)
@@ -66,22 +65,31 @@ void write_csv(std::ostream& out, const std::vector<BenchRow>& rows) {
          "cublas_tflops,ratio,percent_of_ceiling,tilegemm_gbs,relative_error\n";
   for (const auto& r : rows) {
     out << r.suite << ',' << r.m << ',' << r.n << ',' << r.k << ',' << r.dtype << ',' << r.layouts
-        << ',' << r.kernel << ',' << r.config << ',' << std::setprecision(6) << r.tilegemm_ms
-        << ',' << r.cublas_ms << ',' << r.tilegemm_tflops << ',' << r.cublas_tflops << ','
-        << r.ratio << ',' << r.percent_of_ceiling << ',' << r.tilegemm_gbs << ','
-        << r.relative_error << '\n';
+        << ',' << r.kernel << ',' << r.config << ',' << std::setprecision(6) << r.tilegemm_ms << ','
+        << r.cublas_ms << ',' << r.tilegemm_tflops << ',' << r.cublas_tflops << ',' << r.ratio
+        << ',' << r.percent_of_ceiling << ',' << r.tilegemm_gbs << ',' << r.relative_error << '\n';
   }
 }
 
 void write_json(std::ostream& out, const std::vector<BenchRow>& rows) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& r : rows) {
-    j.push_back({{"suite", r.suite}, {"m", r.m}, {"n", r.n}, {"k", r.k}, {"dtype", r.dtype},
-                 {"layouts", r.layouts}, {"kernel", r.kernel}, {"config", r.config},
-                 {"tilegemm_ms", r.tilegemm_ms}, {"cublas_ms", r.cublas_ms},
-                 {"tilegemm_tflops", r.tilegemm_tflops}, {"cublas_tflops", r.cublas_tflops},
-                 {"ratio", r.ratio}, {"percent_of_ceiling", r.percent_of_ceiling},
-                 {"tilegemm_gbs", r.tilegemm_gbs}, {"relative_error", r.relative_error}});
+    j.push_back({{"suite", r.suite},
+                 {"m", r.m},
+                 {"n", r.n},
+                 {"k", r.k},
+                 {"dtype", r.dtype},
+                 {"layouts", r.layouts},
+                 {"kernel", r.kernel},
+                 {"config", r.config},
+                 {"tilegemm_ms", r.tilegemm_ms},
+                 {"cublas_ms", r.cublas_ms},
+                 {"tilegemm_tflops", r.tilegemm_tflops},
+                 {"cublas_tflops", r.cublas_tflops},
+                 {"ratio", r.ratio},
+                 {"percent_of_ceiling", r.percent_of_ceiling},
+                 {"tilegemm_gbs", r.tilegemm_gbs},
+                 {"relative_error", r.relative_error}});
   }
   out << j.dump(2) << '\n';
 }

@@ -26,9 +26,9 @@ struct BenchRow {
   int64_t m = 0, n = 0, k = 0;
   double tilegemm_ms = 0, cublas_ms = 0;
   double tilegemm_tflops = 0, cublas_tflops = 0, ratio = 0;
-  double percent_of_ceiling = 0;   // tilegemm vs the measured cuBLAS peak of the dtype
-  double tilegemm_gbs = 0;         // achieved bandwidth over the minimum bytes
-  double relative_error = 0;       // tilegemm vs cuBLAS
+  double percent_of_ceiling = 0;  // tilegemm vs the measured cuBLAS peak of the dtype
+  double tilegemm_gbs = 0;        // achieved bandwidth over the minimum bytes
+  double relative_error = 0;      // tilegemm vs cuBLAS
 };
 
 void write_csv(std::ostream& out, const std::vector<BenchRow>& rows);

@@ -9,9 +9,12 @@ namespace {
 
 cudaDataType_t cuda_type(DType d) {
   switch (d) {
-    case DType::fp16: return CUDA_R_16F;
-    case DType::bf16: return CUDA_R_16BF;
-    default: return CUDA_R_32F;
+    case DType::fp16:
+      return CUDA_R_16F;
+    case DType::bf16:
+      return CUDA_R_16BF;
+    default:
+      return CUDA_R_32F;
   }
 }
 
@@ -31,7 +34,8 @@ cublasHandle_t handle() {
 Status cublas_gemm(const GemmProblem& p, void* d_out) {
   if (handle() == nullptr) return {StatusCode::cuda_error, "cublasCreate failed"};
   auto ld = [](int64_t ld, Layout layout, int64_t rows, int64_t cols) {
-    return ld != 0 ? ld : (layout == Layout::row_major ? (cols > 1 ? cols : 1) : (rows > 1 ? rows : 1));
+    return ld != 0 ? ld
+                   : (layout == Layout::row_major ? (cols > 1 ? cols : 1) : (rows > 1 ? rows : 1));
   };
   const int64_t lda = ld(p.a.ld, p.a.layout, p.m, p.k), ldb = ld(p.b.ld, p.b.layout, p.k, p.n),
                 ldd = ld(p.d.ld, p.d.layout, p.m, p.n);

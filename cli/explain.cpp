@@ -63,7 +63,8 @@ void explain_command(const ExplainOptions& o) {
   const int64_t bm = block->block_m, bn = block->block_n, bk = block->block_k;
   if (o.m <= 0 || o.n <= 0 || o.k <= 0) fail("M, N and K must be > 0");
   if (o.group <= 0) fail("--group must be > 0 (got " + std::to_string(o.group) + ")");
-  if (o.order != "grouped" && o.order != "row") fail("--order '" + o.order + "' must be grouped or row");
+  if (o.order != "grouped" && o.order != "row")
+    fail("--order '" + o.order + "' must be grouped or row");
   const bool grouped = o.order == "grouped";
   const DType dtype = dtype_option("--dtype", o.dtype);
   const int64_t programs = num_tiles(o.m, o.n, bm, bn);
@@ -77,11 +78,12 @@ void explain_command(const ExplainOptions& o) {
     std::printf("  %-17s= %-30s = %lld\n", name, formula.c_str(), (long long)value);
   };
   const auto str = [](int64_t v) { return std::to_string(v); };
-  std::printf("C[%lldx%lld] = A[%lldx%lld] * B[%lldx%lld]   BLOCK_SIZE_M=%lld BLOCK_SIZE_N=%lld "
-              "BLOCK_SIZE_K=%lld GROUP_SIZE_M=%lld order=%s\n\n",
-              (long long)o.m, (long long)o.n, (long long)o.m, (long long)o.k, (long long)o.k,
-              (long long)o.n, (long long)bm, (long long)bn, (long long)bk, (long long)o.group,
-              o.order.c_str());
+  std::printf(
+      "C[%lldx%lld] = A[%lldx%lld] * B[%lldx%lld]   BLOCK_SIZE_M=%lld BLOCK_SIZE_N=%lld "
+      "BLOCK_SIZE_K=%lld GROUP_SIZE_M=%lld order=%s\n\n",
+      (long long)o.m, (long long)o.n, (long long)o.m, (long long)o.k, (long long)o.k,
+      (long long)o.n, (long long)bm, (long long)bn, (long long)bk, (long long)o.group,
+      o.order.c_str());
   std::printf("grid:\n");
   P("num_pid_m", "cdiv(" + str(o.m) + ", " + str(bm) + ")", s.num_pid_m);
   P("num_pid_n", "cdiv(" + str(o.n) + ", " + str(bn) + ")", s.num_pid_n);
@@ -92,10 +94,13 @@ void explain_command(const ExplainOptions& o) {
     P("num_pid_in_group", str(o.group) + " * " + str(s.num_pid_n), s.num_pid_in_group);
     P("group_id", str(o.pid) + " // " + str(s.num_pid_in_group), s.group_id);
     P("first_pid_m", str(s.group_id) + " * " + str(o.group), s.first_pid_m);
-    P("group_size_m", "min(" + str(s.num_pid_m) + " - " + str(s.first_pid_m) + ", " + str(o.group) + ")",
+    P("group_size_m",
+      "min(" + str(s.num_pid_m) + " - " + str(s.first_pid_m) + ", " + str(o.group) + ")",
       s.group_size_m);
-    P("pid_m", str(s.first_pid_m) + " + (" + str(o.pid) + " % " + str(s.num_pid_in_group) + ") % " +
-                   str(s.group_size_m), s.pid_m);
+    P("pid_m",
+      str(s.first_pid_m) + " + (" + str(o.pid) + " % " + str(s.num_pid_in_group) + ") % " +
+          str(s.group_size_m),
+      s.pid_m);
     P("pid_n", "(" + str(o.pid) + " % " + str(s.num_pid_in_group) + ") // " + str(s.group_size_m),
       s.pid_n);
     pid_m = s.pid_m;
@@ -119,8 +124,10 @@ void explain_command(const ExplainOptions& o) {
               o.k % bk ? "   (last step masked)" : "");
 
   if (s.num_pid_m <= 32 && s.num_pid_n <= 24) {
-    std::printf("\nlaunch order (%s): the pid that computes each tile of C; rows = pid_m, "
-                "columns = pid_n\n", o.order.c_str());
+    std::printf(
+        "\nlaunch order (%s): the pid that computes each tile of C; rows = pid_m, "
+        "columns = pid_n\n",
+        o.order.c_str());
     std::vector<int64_t> owner(static_cast<size_t>(programs));
     for (int64_t pid = 0; pid < programs; ++pid) {
       TileCoord t = tile_of(pid, o, bm, bn, grouped);
@@ -131,8 +138,8 @@ void explain_command(const ExplainOptions& o) {
       std::printf("  ");
       for (int64_t j = 0; j < s.num_pid_n; ++j) {
         const int64_t pid = owner[size_t(i * s.num_pid_n + j)];
-        const std::string cell = pid == o.pid ? "[" + std::to_string(pid) + "]"
-                                              : std::to_string(pid) + " ";
+        const std::string cell =
+            pid == o.pid ? "[" + std::to_string(pid) + "]" : std::to_string(pid) + " ";
         std::printf("%*s", width + 1, cell.c_str());
       }
       std::printf("\n");
@@ -148,31 +155,37 @@ void explain_command(const ExplainOptions& o) {
   wave = std::min(wave, programs);
   const int elem = dtype_size(dtype);
   const int64_t waves = cdiv(programs, wave);
-  std::printf("\nL2 model: a wave of %lld programs running at once (%s elements, %d bytes); each "
-              "A row-block is %lld x %lld, each B column-block %lld x %lld\n",
-              (long long)wave, o.dtype.c_str(), elem, (long long)bm, (long long)o.k, (long long)o.k,
-              (long long)bn);
+  std::printf(
+      "\nL2 model: a wave of %lld programs running at once (%s elements, %d bytes); each "
+      "A row-block is %lld x %lld, each B column-block %lld x %lld\n",
+      (long long)wave, o.dtype.c_str(), elem, (long long)bm, (long long)o.k, (long long)o.k,
+      (long long)bn);
   std::printf("  %-8s %-28s %-28s %s\n", "order", "first wave: A blocks/B blocks",
               "bytes from memory", "mean over all waves");
   for (bool g : {false, true}) {
     const WaveTraffic first = wave_traffic(o, bm, bn, g, 0, wave, elem);
     double total = 0;
     for (int64_t w = 0; w < waves; ++w) {
-      total += wave_traffic(o, bm, bn, g, w * wave, std::min(wave, programs - w * wave), elem).bytes;
+      total +=
+          wave_traffic(o, bm, bn, g, w * wave, std::min(wave, programs - w * wave), elem).bytes;
     }
-    std::printf("  %-8s %-28s %-28s %s\n", g ? "grouped" : "row",
-                (std::to_string(first.row_blocks) + " / " + std::to_string(first.col_blocks)).c_str(),
-                human_bytes(first.bytes).c_str(), human_bytes(total / double(waves)).c_str());
+    std::printf(
+        "  %-8s %-28s %-28s %s\n", g ? "grouped" : "row",
+        (std::to_string(first.row_blocks) + " / " + std::to_string(first.col_blocks)).c_str(),
+        human_bytes(first.bytes).c_str(), human_bytes(total / double(waves)).c_str());
   }
-  std::printf("  (grouped uses GROUP_SIZE_M=%lld; fewer distinct blocks per wave = more reuse in "
-              "L2)\n", (long long)o.group);
+  std::printf(
+      "  (grouped uses GROUP_SIZE_M=%lld; fewer distinct blocks per wave = more reuse in "
+      "L2)\n",
+      (long long)o.group);
 }
 
 }  // namespace
 
 void add_explain_command(CLI::App& app) {
   static ExplainOptions o;
-  auto* cmd = app.add_subcommand("explain", "Walk through the pid -> tile mapping and its L2 effect");
+  auto* cmd =
+      app.add_subcommand("explain", "Walk through the pid -> tile mapping and its L2 effect");
   cmd->add_option("M", o.m, "rows of A and C")->required();
   cmd->add_option("N", o.n, "columns of B and C")->required();
   cmd->add_option("K", o.k, "the reduction dimension")->required();

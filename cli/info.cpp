@@ -14,15 +14,17 @@ void add_info_command(CLI::App& app) {
   cmd->callback([] {
     const auto devs = devices();
     if (devs.empty()) {
-      std::printf("GPU: none (no CUDA device found); the CPU backend is available: --backend cpu\n");
+      std::printf(
+          "GPU: none (no CUDA device found); the CPU backend is available: --backend cpu\n");
     }
     for (const auto& d : devs) {
-      std::printf("GPU %d: %s, compute capability %d.%d, %d SMs, L2 %.1f MB, shared memory per "
-                  "block (opt-in) %lld KB, memory %.1f GB\n",
-                  d.index, d.name.c_str(), d.compute_capability_major, d.compute_capability_minor,
-                  d.sm_count, double(d.l2_bytes) / 1e6,
-                  static_cast<long long>(d.shared_memory_per_block_optin / 1024),
-                  double(d.global_memory_bytes) / 1e9);
+      std::printf(
+          "GPU %d: %s, compute capability %d.%d, %d SMs, L2 %.1f MB, shared memory per "
+          "block (opt-in) %lld KB, memory %.1f GB\n",
+          d.index, d.name.c_str(), d.compute_capability_major, d.compute_capability_minor,
+          d.sm_count, double(d.l2_bytes) / 1e6,
+          static_cast<long long>(d.shared_memory_per_block_optin / 1024),
+          double(d.global_memory_bytes) / 1e9);
     }
     std::printf("kernels:\n");
     for (const auto& k : available_kernels()) {

@@ -34,12 +34,13 @@ void activation_option(const std::string& value, Activation* activation, float* 
     name = value.substr(0, colon);
     arg = value.substr(colon + 1);
   }
-  for (Activation a : {Activation::none, Activation::relu, Activation::leaky_relu,
-                       Activation::gelu, Activation::silu}) {
+  for (Activation a : {Activation::none, Activation::relu, Activation::leaky_relu, Activation::gelu,
+                       Activation::silu}) {
     if (name != to_string(a)) continue;
     *activation = a;
     if (!arg.empty()) {
-      if (a != Activation::leaky_relu) fail("--activation '" + value + "': only leaky_relu takes a value");
+      if (a != Activation::leaky_relu)
+        fail("--activation '" + value + "': only leaky_relu takes a value");
       try {
         size_t used = 0;
         *slope = std::stof(arg, &used);
@@ -50,7 +51,8 @@ void activation_option(const std::string& value, Activation* activation, float* 
     }
     return;
   }
-  fail("--activation '" + value + "' is not an activation (none, relu, leaky_relu[:slope], gelu, silu)");
+  fail("--activation '" + value +
+       "' is not an activation (none, relu, leaky_relu[:slope], gelu, silu)");
 }
 
 bool use_gpu(Backend asked) {
@@ -71,7 +73,8 @@ bool use_gpu(Backend asked) {
 
 int main(int argc, char** argv) {
   using namespace tilegemm::cli;
-  CLI::App app{"tilegemm: fast, readable, tunable matrix multiplication (D = act(a*A*B + b*C + bias))"};
+  CLI::App app{
+      "tilegemm: fast, readable, tunable matrix multiplication (D = act(a*A*B + b*C + bias))"};
   app.require_subcommand(1);
   app.set_version_flag("--version", TILEGEMM_VERSION);
   add_info_command(app);

@@ -29,7 +29,8 @@ void run_command(const RunOptions& o) {
   spec.k = o.k;
   spec.batch_count = o.batch;
   spec.input_dtype = dtype_option("--dtype", o.dtype);
-  spec.output_dtype = o.out_dtype.empty() ? spec.input_dtype : dtype_option("--out-dtype", o.out_dtype);
+  spec.output_dtype =
+      o.out_dtype.empty() ? spec.input_dtype : dtype_option("--out-dtype", o.out_dtype);
   spec.layout_a = layout_option("--layout-a", o.layout_a);
   spec.layout_b = layout_option("--layout-b", o.layout_b);
   spec.layout_c = layout_option("--layout-c", o.layout_c);
@@ -83,7 +84,8 @@ void run_command(const RunOptions& o) {
     for (int r = 0; r < reps; ++r) {
       auto t0 = std::chrono::steady_clock::now();
       gemm(problem, options);
-      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      times.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     ms = median(times);
   }
@@ -104,18 +106,30 @@ void run_command(const RunOptions& o) {
   }
 
   if (o.json) {
-    nlohmann::json j = {
-        {"m", spec.m}, {"n", spec.n}, {"k", spec.k}, {"batch", spec.batch_count},
-        {"dtype", to_string(spec.input_dtype)}, {"out_dtype", to_string(spec.output_dtype)},
-        {"layout_a", to_string(spec.layout_a)}, {"layout_b", to_string(spec.layout_b)},
-        {"layout_c", to_string(spec.layout_c)}, {"alpha", spec.alpha}, {"beta", spec.beta},
-        {"bias", spec.bias}, {"activation", to_string(spec.activation)},
-        {"backend", to_string(report.backend)}, {"kernel", report.kernel},
-        {"config", to_string(report.config)}, {"reps", reps}, {"median_ms", ms},
-        {"tflops", tflops}};
+    nlohmann::json j = {{"m", spec.m},
+                        {"n", spec.n},
+                        {"k", spec.k},
+                        {"batch", spec.batch_count},
+                        {"dtype", to_string(spec.input_dtype)},
+                        {"out_dtype", to_string(spec.output_dtype)},
+                        {"layout_a", to_string(spec.layout_a)},
+                        {"layout_b", to_string(spec.layout_b)},
+                        {"layout_c", to_string(spec.layout_c)},
+                        {"alpha", spec.alpha},
+                        {"beta", spec.beta},
+                        {"bias", spec.bias},
+                        {"activation", to_string(spec.activation)},
+                        {"backend", to_string(report.backend)},
+                        {"kernel", report.kernel},
+                        {"config", to_string(report.config)},
+                        {"reps", reps},
+                        {"median_ms", ms},
+                        {"tflops", tflops}};
     if (o.check) {
-      j["check"] = {{"relative_error", error}, {"tolerance", tolerance},
-                    {"rows_checked", rows_checked}, {"passed", passed}};
+      j["check"] = {{"relative_error", error},
+                    {"tolerance", tolerance},
+                    {"rows_checked", rows_checked},
+                    {"passed", passed}};
     }
     std::printf("%s\n", j.dump(2).c_str());
   } else {
@@ -131,10 +145,10 @@ void run_command(const RunOptions& o) {
                 to_string(report.config).c_str());
     std::printf("time: %.4f ms (median of %d)  %.2f TFLOP/s\n", ms, reps, tflops);
     if (o.check) {
-      std::printf("check: relative error %.3e vs float64 reference (%lld of %lld rows), "
-                  "tolerance %.0e: %s\n",
-                  error, (long long)rows_checked, (long long)spec.m, tolerance,
-                  passed ? "PASS" : "FAIL");
+      std::printf(
+          "check: relative error %.3e vs float64 reference (%lld of %lld rows), "
+          "tolerance %.0e: %s\n",
+          error, (long long)rows_checked, (long long)spec.m, tolerance, passed ? "PASS" : "FAIL");
     }
   }
   if (!passed) exit_with(kExitCheckFailed);

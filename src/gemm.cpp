@@ -8,7 +8,8 @@ namespace tilegemm {
 Status gemm(const GemmProblem& problem, const GemmOptions& options, GemmReport* report) {
   if (Status s = validate(problem); !s.ok()) return s;
   Backend backend = options.backend;
-  if (backend == Backend::automatic) backend = gpu::device_count() > 0 ? Backend::gpu : Backend::cpu;
+  if (backend == Backend::automatic)
+    backend = gpu::device_count() > 0 ? Backend::gpu : Backend::cpu;
   if (backend == Backend::cpu) {
     if (options.kernel != "auto" && options.kernel != "cpu" && !options.kernel.empty()) {
       return {StatusCode::invalid_argument,

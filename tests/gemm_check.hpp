@@ -13,8 +13,8 @@ namespace tilegemm::testing {
 inline std::string describe(const harness::WorkloadSpec& s) {
   return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) +
          " batch=" + std::to_string(s.batch_count) + " " + std::string(to_string(s.input_dtype)) +
-         "->" + std::string(to_string(s.output_dtype)) + " A=" +
-         std::string(to_string(s.layout_a)) + " B=" + std::string(to_string(s.layout_b)) +
+         "->" + std::string(to_string(s.output_dtype)) +
+         " A=" + std::string(to_string(s.layout_a)) + " B=" + std::string(to_string(s.layout_b)) +
          " C=" + std::string(to_string(s.layout_c)) + " lda=" + std::to_string(s.lda) +
          " ldb=" + std::to_string(s.ldb) + " ldc=" + std::to_string(s.ldc) +
          " alpha=" + std::to_string(s.alpha) + " beta=" + std::to_string(s.beta) +
@@ -24,7 +24,8 @@ inline std::string describe(const harness::WorkloadSpec& s) {
 
 // Runs `spec` with `options` and checks the result against the reference within the output
 // type's tolerance. Fresh random inputs per seed; D poisoned with NaN before the run.
-inline void expect_matches_reference(const harness::WorkloadSpec& spec, const GemmOptions& options) {
+inline void expect_matches_reference(const harness::WorkloadSpec& spec,
+                                     const GemmOptions& options) {
   std::unique_ptr<harness::Workload> w;
   const bool gpu = options.backend == Backend::gpu;
   ASSERT_TRUE(harness::Workload::create(spec, gpu, &w).ok());

@@ -82,8 +82,8 @@ struct Status {
 
 struct GemmOptions {
   Backend backend = Backend::automatic;
-  std::string kernel = "auto";           // a kernel name from available_kernels(), or "auto"
-  std::optional<KernelConfig> config;    // nullopt: the kernel's default for this problem
+  std::string kernel = "auto";         // a kernel name from available_kernels(), or "auto"
+  std::optional<KernelConfig> config;  // nullopt: the kernel's default for this problem
 };
 
 // What a call ran (filled by gemm() when `report` is given).

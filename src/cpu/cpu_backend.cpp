@@ -91,7 +91,8 @@ Status run(const GemmProblem& p, const KernelConfig& cfg, int num_threads) {
   }
   const int64_t tiles = num_tiles(p.m, p.n, cfg.block_m, cfg.block_n);
   const int64_t work = tiles * p.batch_count;
-  int threads = num_threads > 0 ? num_threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  int threads =
+      num_threads > 0 ? num_threads : int(std::max(1u, std::thread::hardware_concurrency()));
   threads = int(std::min<int64_t>(threads, work));
 
   // Programs are handed out in pid order, as a GPU's block scheduler roughly does.
@@ -100,8 +101,8 @@ Status run(const GemmProblem& p, const KernelConfig& cfg, int num_threads) {
     Program program(p, cfg);
     for (int64_t item = next++; item < work; item = next++) {
       const int64_t batch = item / tiles, pid = item % tiles;
-      program.run(batch, grouped_tile_order(pid, p.m, p.n, cfg.block_m, cfg.block_n,
-                                            cfg.group_size_m));
+      program.run(batch,
+                  grouped_tile_order(pid, p.m, p.n, cfg.block_m, cfg.block_n, cfg.group_size_m));
     }
   };
   std::vector<std::thread> pool;

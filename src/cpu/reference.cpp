@@ -14,12 +14,16 @@ namespace {
 
 double activation(const EpilogueDesc& e, double x) {
   switch (e.activation) {
-    case Activation::relu: return std::max(x, 0.0);
-    case Activation::leaky_relu: return x > 0 ? x : double(e.leaky_relu_slope) * x;
+    case Activation::relu:
+      return std::max(x, 0.0);
+    case Activation::leaky_relu:
+      return x > 0 ? x : double(e.leaky_relu_slope) * x;
     case Activation::gelu:
       return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
-    case Activation::silu: return x / (1.0 + std::exp(-x));
-    default: return x;
+    case Activation::silu:
+      return x / (1.0 + std::exp(-x));
+    default:
+      return x;
   }
 }
 
@@ -40,7 +44,8 @@ std::vector<double> gemm(const GemmProblem& p, const std::vector<int64_t>& row_l
   if (r == 0 || n == 0) return out;
   const MatrixView a = view_of(p.a, p.m, p.k), b = view_of(p.b, p.k, p.n),
                    c = view_of(p.c, p.m, p.n);
-  int threads = num_threads > 0 ? num_threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  int threads =
+      num_threads > 0 ? num_threads : int(std::max(1u, std::thread::hardware_concurrency()));
 
   for (int64_t batch = 0; batch < p.batch_count; ++batch) {
     // B once as row-major doubles, so the inner loop streams contiguous memory.
@@ -59,7 +64,8 @@ std::vector<double> gemm(const GemmProblem& p, const std::vector<int64_t>& row_l
         const int64_t ni = std::min(kRowBlock, r - i0);
         for (int64_t i = 0; i < ni; ++i)
           for (int64_t kk = 0; kk < k; ++kk)
-            a_block[size_t(i * k + kk)] = load_as_float(a.data, a.dtype, a.offset(batch, rows[i0 + i], kk));
+            a_block[size_t(i * k + kk)] =
+                load_as_float(a.data, a.dtype, a.offset(batch, rows[i0 + i], kk));
         for (int64_t j0 = 0; j0 < n; j0 += kColBlock) {
           const int64_t nj = std::min(kColBlock, n - j0);
           for (int64_t kk = 0; kk < k; ++kk) {
@@ -111,7 +117,8 @@ std::vector<double> read_output(const GemmProblem& p, const std::vector<int64_t>
   out.reserve(size_t(p.batch_count) * rows.size() * size_t(p.n));
   for (int64_t batch = 0; batch < p.batch_count; ++batch)
     for (int64_t i : rows)
-      for (int64_t j = 0; j < p.n; ++j) out.push_back(load_as_float(d.data, d.dtype, d.offset(batch, i, j)));
+      for (int64_t j = 0; j < p.n; ++j)
+        out.push_back(load_as_float(d.data, d.dtype, d.offset(batch, i, j)));
   return out;
 }
 

@@ -27,24 +27,29 @@ struct EpilogueParams {
 
 TILEGEMM_HOST_DEVICE inline float apply_activation(Activation activation, float x, float slope) {
   switch (activation) {
-    case Activation::relu: return x > 0.0f ? x : 0.0f;
-    case Activation::leaky_relu: return x > 0.0f ? x : slope * x;
+    case Activation::relu:
+      return x > 0.0f ? x : 0.0f;
+    case Activation::leaky_relu:
+      return x > 0.0f ? x : slope * x;
     case Activation::gelu: {
       // tanh form, as PyTorch's gelu(approximate="tanh")
       constexpr float kSqrt2OverPi = 0.7978845608028654f;
       float inner = kSqrt2OverPi * (x + 0.044715f * x * x * x);
       return 0.5f * x * (1.0f + tanhf(inner));
     }
-    case Activation::silu: return x / (1.0f + expf(-x));
-    default: return x;
+    case Activation::silu:
+      return x / (1.0f + expf(-x));
+    default:
+      return x;
   }
 }
 
 // Finishes one output element from its fp32 accumulator and stores it.
-TILEGEMM_HOST_DEVICE inline void epilogue_store(const EpilogueParams& p, int64_t batch,
-                                                int64_t row, int64_t col, float acc) {
+TILEGEMM_HOST_DEVICE inline void epilogue_store(const EpilogueParams& p, int64_t batch, int64_t row,
+                                                int64_t col, float acc) {
   float value = p.alpha * acc;
-  if (p.beta != 0.0f) value += p.beta * load_as_float(p.c.data, p.c.dtype, p.c.offset(batch, row, col));
+  if (p.beta != 0.0f)
+    value += p.beta * load_as_float(p.c.data, p.c.dtype, p.c.offset(batch, row, col));
   if (p.bias != nullptr) value += load_as_float(p.bias, p.bias_dtype, col);
   value = apply_activation(p.activation, value, p.leaky_relu_slope);
   store_from_float(p.d.data, p.d.dtype, p.d.offset(batch, row, col), value);

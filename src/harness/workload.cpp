@@ -75,8 +75,8 @@ int64_t packed_stride(Layout layout, int64_t rows, int64_t cols, int64_t ld) {
 
 }  // namespace
 
-int64_t storage_elements(Layout layout, int64_t rows, int64_t cols, int64_t ld,
-                         int64_t batch_count, int64_t batch_stride) {
+int64_t storage_elements(Layout layout, int64_t rows, int64_t cols, int64_t ld, int64_t batch_count,
+                         int64_t batch_stride) {
   if (rows == 0 || cols == 0) return 0;
   const int64_t one = packed_stride(layout, rows, cols, ld);
   return (batch_count - 1) * batch_stride + one;
@@ -84,9 +84,12 @@ int64_t storage_elements(Layout layout, int64_t rows, int64_t cols, int64_t ld,
 
 double tolerance_for(DType output_dtype) {
   switch (output_dtype) {
-    case DType::fp16: return 2e-3;  // unit roundoff 2^-11
-    case DType::bf16: return 1e-2;  // unit roundoff 2^-8
-    default: return 1e-4;
+    case DType::fp16:
+      return 2e-3;  // unit roundoff 2^-11
+    case DType::bf16:
+      return 1e-2;  // unit roundoff 2^-8
+    default:
+      return 1e-4;
   }
 }
 
@@ -106,8 +109,10 @@ Status Workload::create(const WorkloadSpec& spec, bool on_gpu, std::unique_ptr<W
   // In place, D is a copy of C that the run overwrites; host_c_ keeps C for the reference.
   w->host_d_ = w->host_c_;
   if (on_gpu) {
-    for (auto [host, dev] : {std::pair{&w->host_a_, &w->dev_a_}, {&w->host_b_, &w->dev_b_},
-                             {&w->host_c_, &w->dev_c_}, {&w->host_d_, &w->dev_d_},
+    for (auto [host, dev] : {std::pair{&w->host_a_, &w->dev_a_},
+                             {&w->host_b_, &w->dev_b_},
+                             {&w->host_c_, &w->dev_c_},
+                             {&w->host_d_, &w->dev_d_},
                              {&w->host_bias_, &w->dev_bias_}}) {
       if (Status st = to_device(*host, dev); !st.ok()) return st;
     }
@@ -129,7 +134,8 @@ GemmProblem Workload::problem_over(const void* a, const void* b, const void* c, 
   p.b = {b, s.input_dtype, s.layout_b, s.ldb, packed_stride(s.layout_b, s.k, s.n, s.ldb)};
   p.c = {c, s.output_dtype, s.layout_c, s.ldc, packed_stride(s.layout_c, s.m, s.n, s.ldc)};
   p.d = {d, s.output_dtype, s.layout_c, s.ldc, packed_stride(s.layout_c, s.m, s.n, s.ldc)};
-  if (s.batch_count == 1) p.a.batch_stride = p.b.batch_stride = p.c.batch_stride = p.d.batch_stride = 0;
+  if (s.batch_count == 1)
+    p.a.batch_stride = p.b.batch_stride = p.c.batch_stride = p.d.batch_stride = 0;
   p.epilogue.alpha = s.alpha;
   p.epilogue.beta = s.beta;
   p.epilogue.bias = bias;
@@ -166,8 +172,9 @@ Status Workload::poison_output() {
     return Status::success();
   }
   cudaError_t e = cudaMemcpy(dev_d_.get(), fill.data(), fill.size(), cudaMemcpyHostToDevice);
-  return e == cudaSuccess ? Status::success()
-                          : Status{StatusCode::cuda_error, std::string("cudaMemcpy: ") + cudaGetErrorString(e)};
+  return e == cudaSuccess
+             ? Status::success()
+             : Status{StatusCode::cuda_error, std::string("cudaMemcpy: ") + cudaGetErrorString(e)};
 }
 
 Status Workload::fetch_output() {
@@ -176,15 +183,16 @@ Status Workload::fetch_output() {
     return {StatusCode::cuda_error, std::string("kernel execution: ") + cudaGetErrorString(e)};
   }
   cudaError_t e = cudaMemcpy(host_d_.data(), dev_d_.get(), host_d_.size(), cudaMemcpyDeviceToHost);
-  return e == cudaSuccess ? Status::success()
-                          : Status{StatusCode::cuda_error, std::string("cudaMemcpy: ") + cudaGetErrorString(e)};
+  return e == cudaSuccess
+             ? Status::success()
+             : Status{StatusCode::cuda_error, std::string("cudaMemcpy: ") + cudaGetErrorString(e)};
 }
 
 double Workload::check(double max_reference_flops, int64_t* rows_checked) const {
   // The reference reads the inputs as drawn (host_c_ is never written) and D as fetched.
-  GemmProblem host = problem_over(host_a_.data(), host_b_.data(), host_c_.data(),
-                                  const_cast<uint8_t*>(host_d_.data()),
-                                  spec_.bias ? host_bias_.data() : nullptr);
+  GemmProblem host =
+      problem_over(host_a_.data(), host_b_.data(), host_c_.data(),
+                   const_cast<uint8_t*>(host_d_.data()), spec_.bias ? host_bias_.data() : nullptr);
   // Every element must have been written: scan all of D for NaN/inf first.
   const std::vector<double> all = reference::read_output(host);
   for (double v : all)
@@ -193,9 +201,11 @@ double Workload::check(double max_reference_flops, int64_t* rows_checked) const 
       return std::numeric_limits<double>::infinity();
     }
   std::vector<int64_t> rows;
-  const double flops = 2.0 * double(spec_.m) * double(spec_.n) * double(spec_.k) * double(spec_.batch_count);
+  const double flops =
+      2.0 * double(spec_.m) * double(spec_.n) * double(spec_.k) * double(spec_.batch_count);
   if (flops > max_reference_flops && spec_.m > 1) {
-    const int64_t want = std::max<int64_t>(1, int64_t(double(spec_.m) * max_reference_flops / flops));
+    const int64_t want =
+        std::max<int64_t>(1, int64_t(double(spec_.m) * max_reference_flops / flops));
     std::vector<int64_t> all_rows(spec_.m);
     std::iota(all_rows.begin(), all_rows.end(), 0);
     std::mt19937_64 rng(spec_.seed + 99);
@@ -212,8 +222,8 @@ double Workload::check(double max_reference_flops, int64_t* rows_checked) const 
 double Workload::min_bytes() const {
   const WorkloadSpec& s = spec_;
   const double in = dtype_size(s.input_dtype), out = dtype_size(s.output_dtype);
-  double bytes = double(s.batch_count) * (double(s.m) * s.k * in + double(s.k) * s.n * in +
-                                          double(s.m) * s.n * out);
+  double bytes = double(s.batch_count) *
+                 (double(s.m) * s.k * in + double(s.k) * s.n * in + double(s.m) * s.n * out);
   if (s.beta != 0.0f) bytes += double(s.batch_count) * double(s.m) * s.n * out;
   return bytes;
 }

@@ -68,7 +68,7 @@ double tolerance_for(DType output_dtype);
 
 // Elements of a matrix of `rows x cols` in `layout` with leading dimension `ld` (0 = packed)
 // and `batch_count` entries of `batch_stride`.
-int64_t storage_elements(Layout layout, int64_t rows, int64_t cols, int64_t ld,
-                         int64_t batch_count, int64_t batch_stride);
+int64_t storage_elements(Layout layout, int64_t rows, int64_t cols, int64_t ld, int64_t batch_count,
+                         int64_t batch_stride);
 
 }  // namespace tilegemm::harness

@@ -1,8 +1,8 @@
+#include "tilegemm/config.hpp"
+
 #include <charconv>
 #include <string>
 #include <vector>
-
-#include "tilegemm/config.hpp"
 
 namespace tilegemm {
 
@@ -79,10 +79,17 @@ std::optional<KernelConfig> parse_kernel_config(std::string_view text, std::stri
     auto v = parse_positive(p.substr(1));
     if (!v) return fail("field '" + std::string(p) + "' needs a positive number");
     switch (p[0]) {
-      case 'g': c.group_size_m = *v; break;
-      case 's': c.num_stages = *v; break;
-      case 'w': c.num_warps = *v; break;
-      default: return fail("unknown field '" + std::string(p) + "'");
+      case 'g':
+        c.group_size_m = *v;
+        break;
+      case 's':
+        c.num_stages = *v;
+        break;
+      case 'w':
+        c.num_warps = *v;
+        break;
+      default:
+        return fail("unknown field '" + std::string(p) + "'");
     }
   }
   return c;

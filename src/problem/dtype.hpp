@@ -73,13 +73,13 @@ TILEGEMM_HOST_DEVICE inline uint16_t float_to_fp16_bits(float f) {
   uint32_t u = float_bits(f);
   uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
   uint32_t abs = u & 0x7fffffffu;
-  if (abs > 0x7f800000u) return sign | 0x7e00u;         // NaN
-  if (abs >= 0x477ff000u) return sign | 0x7c00u;        // rounds to >= 65536: inf
-  if (abs >= 0x38800000u) {                             // normal half (>= 2^-14)
+  if (abs > 0x7f800000u) return sign | 0x7e00u;   // NaN
+  if (abs >= 0x477ff000u) return sign | 0x7c00u;  // rounds to >= 65536: inf
+  if (abs >= 0x38800000u) {                       // normal half (>= 2^-14)
     uint32_t rounded = abs + 0xfffu + ((abs >> 13) & 1u);
     return sign | static_cast<uint16_t>((rounded - 0x38000000u) >> 13);
   }
-  if (abs < 0x33000000u) return sign;                   // < 2^-25: rounds to zero
+  if (abs < 0x33000000u) return sign;  // < 2^-25: rounds to zero
   // Subnormal half: shift the full mantissa into place with round-to-nearest-even.
   uint32_t exponent = abs >> 23;
   uint32_t mantissa = (abs & 0x7fffffu) | 0x800000u;
@@ -95,9 +95,12 @@ TILEGEMM_HOST_DEVICE inline uint16_t float_to_fp16_bits(float f) {
 // Reads element `index` of an array of `dtype` as float (tf32 is stored as fp32).
 TILEGEMM_HOST_DEVICE inline float load_as_float(const void* data, DType dtype, int64_t index) {
   switch (dtype) {
-    case DType::fp16: return fp16_bits_to_float(static_cast<const uint16_t*>(data)[index]);
-    case DType::bf16: return bf16_bits_to_float(static_cast<const uint16_t*>(data)[index]);
-    default: return static_cast<const float*>(data)[index];
+    case DType::fp16:
+      return fp16_bits_to_float(static_cast<const uint16_t*>(data)[index]);
+    case DType::bf16:
+      return bf16_bits_to_float(static_cast<const uint16_t*>(data)[index]);
+    default:
+      return static_cast<const float*>(data)[index];
   }
 }
 
@@ -105,18 +108,27 @@ TILEGEMM_HOST_DEVICE inline float load_as_float(const void* data, DType dtype, i
 TILEGEMM_HOST_DEVICE inline void store_from_float(void* data, DType dtype, int64_t index,
                                                   float value) {
   switch (dtype) {
-    case DType::fp16: static_cast<uint16_t*>(data)[index] = float_to_fp16_bits(value); break;
-    case DType::bf16: static_cast<uint16_t*>(data)[index] = float_to_bf16_bits(value); break;
-    default: static_cast<float*>(data)[index] = value; break;
+    case DType::fp16:
+      static_cast<uint16_t*>(data)[index] = float_to_fp16_bits(value);
+      break;
+    case DType::bf16:
+      static_cast<uint16_t*>(data)[index] = float_to_bf16_bits(value);
+      break;
+    default:
+      static_cast<float*>(data)[index] = value;
+      break;
   }
 }
 
 // The value a float takes after a round trip through `dtype` (what the GPU sees of host data).
 inline float round_to(DType dtype, float value) {
   switch (dtype) {
-    case DType::fp16: return fp16_bits_to_float(float_to_fp16_bits(value));
-    case DType::bf16: return bf16_bits_to_float(float_to_bf16_bits(value));
-    default: return value;
+    case DType::fp16:
+      return fp16_bits_to_float(float_to_fp16_bits(value));
+    case DType::bf16:
+      return bf16_bits_to_float(float_to_bf16_bits(value));
+    default:
+      return value;
   }
 }
 

@@ -5,35 +5,46 @@ namespace tilegemm {
 
 std::string_view to_string(DType dtype) {
   switch (dtype) {
-    case DType::fp32: return "fp32";
-    case DType::fp16: return "fp16";
-    case DType::bf16: return "bf16";
-    case DType::tf32: return "tf32";
-    case DType::fp8_e4m3: return "fp8";
+    case DType::fp32:
+      return "fp32";
+    case DType::fp16:
+      return "fp16";
+    case DType::bf16:
+      return "bf16";
+    case DType::tf32:
+      return "tf32";
+    case DType::fp8_e4m3:
+      return "fp8";
   }
   return "?";
 }
 
-std::string_view to_string(Layout layout) {
-  return layout == Layout::row_major ? "row" : "col";
-}
+std::string_view to_string(Layout layout) { return layout == Layout::row_major ? "row" : "col"; }
 
 std::string_view to_string(Activation activation) {
   switch (activation) {
-    case Activation::none: return "none";
-    case Activation::relu: return "relu";
-    case Activation::leaky_relu: return "leaky_relu";
-    case Activation::gelu: return "gelu";
-    case Activation::silu: return "silu";
+    case Activation::none:
+      return "none";
+    case Activation::relu:
+      return "relu";
+    case Activation::leaky_relu:
+      return "leaky_relu";
+    case Activation::gelu:
+      return "gelu";
+    case Activation::silu:
+      return "silu";
   }
   return "?";
 }
 
 std::string_view to_string(Backend backend) {
   switch (backend) {
-    case Backend::automatic: return "auto";
-    case Backend::gpu: return "gpu";
-    case Backend::cpu: return "cpu";
+    case Backend::automatic:
+      return "auto";
+    case Backend::gpu:
+      return "gpu";
+    case Backend::cpu:
+      return "cpu";
   }
   return "?";
 }
@@ -61,9 +72,12 @@ std::optional<Backend> parse_backend(std::string_view s) {
 int dtype_size(DType dtype) {
   switch (dtype) {
     case DType::fp16:
-    case DType::bf16: return 2;
-    case DType::fp8_e4m3: return 1;
-    default: return 4;
+    case DType::bf16:
+      return 2;
+    case DType::fp8_e4m3:
+      return 1;
+    default:
+      return 4;
   }
 }
 

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "problem/matrix_view.hpp"
-#include "problem/validate.hpp"
 
 namespace tilegemm {
 namespace {
@@ -36,8 +35,7 @@ Status check_dtype(const char* name, DType d) {
                 ".dtype tf32 is not supported yet (it comes with the tensor-core kernels); "
                 "use fp32 for IEEE float32 math"};
   }
-  return {StatusCode::not_supported, std::string(name) + ".dtype " +
-                                         std::string(to_string(d)) +
+  return {StatusCode::not_supported, std::string(name) + ".dtype " + std::string(to_string(d)) +
                                          " is not supported yet; use fp32, fp16 or bf16"};
 }
 
@@ -118,12 +116,12 @@ Status validate(const GemmProblem& p) {
   }
   if (p.epilogue.bias != nullptr && p.epilogue.bias_dtype != DType::fp32 &&
       p.epilogue.bias_dtype != p.d.dtype) {
-    return {StatusCode::not_supported, "epilogue.bias_dtype (" +
-                                           std::string(to_string(p.epilogue.bias_dtype)) +
-                                           ") must be fp32 or d.dtype (" +
-                                           std::string(to_string(p.d.dtype)) + ")"};
+    return {StatusCode::not_supported,
+            "epilogue.bias_dtype (" + std::string(to_string(p.epilogue.bias_dtype)) +
+                ") must be fp32 or d.dtype (" + std::string(to_string(p.d.dtype)) + ")"};
   }
-  if (p.epilogue.activation == Activation::leaky_relu && !(p.epilogue.leaky_relu_slope == p.epilogue.leaky_relu_slope)) {
+  if (p.epilogue.activation == Activation::leaky_relu &&
+      !(p.epilogue.leaky_relu_slope == p.epilogue.leaky_relu_slope)) {
     return invalid("epilogue.leaky_relu_slope must be a number (got NaN)");
   }
   if (p.m == 0 || p.n == 0) return Status::success();  // nothing to compute or write
@@ -158,8 +156,8 @@ Status validate(const GemmProblem& p) {
     check_extent(d, 1, &one_d);
     if (p.d.batch_stride < one_d) {
       return invalid("d.batch_stride = " + std::to_string(p.d.batch_stride) +
-                     " makes batch entries of D overlap (one entry spans " +
-                     std::to_string(one_d) + " elements)");
+                     " makes batch entries of D overlap (one entry spans " + std::to_string(one_d) +
+                     " elements)");
     }
   }
 
@@ -171,11 +169,10 @@ Status validate(const GemmProblem& p) {
     return invalid("d overlaps b: the output may not share memory with an input of the product");
   }
   if (reads_c && d_bytes.overlaps(bytes_of(p.c.data, span_c, p.c.dtype))) {
-    const bool in_place = p.c.data == p.d.data && p.c.dtype == p.d.dtype &&
-                          p.c.layout == p.d.layout &&
-                          effective_ld(p.c.ld, p.c.layout, p.m, p.n) ==
-                              effective_ld(p.d.ld, p.d.layout, p.m, p.n) &&
-                          p.c.batch_stride == p.d.batch_stride;
+    const bool in_place =
+        p.c.data == p.d.data && p.c.dtype == p.d.dtype && p.c.layout == p.d.layout &&
+        effective_ld(p.c.ld, p.c.layout, p.m, p.n) == effective_ld(p.d.ld, p.d.layout, p.m, p.n) &&
+        p.c.batch_stride == p.d.batch_stride;
     if (!in_place) {
       return invalid(
           "d overlaps c but is not the same matrix: in-place use needs the same pointer, dtype, "

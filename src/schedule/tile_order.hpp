@@ -9,9 +9,9 @@
 //   num_pid_in_group = GROUP_SIZE_M * num_pid_n
 //   group_id         = pid / num_pid_in_group
 //   first_pid_m      = group_id * GROUP_SIZE_M
-//   group_size_m     = min(num_pid_m - first_pid_m, GROUP_SIZE_M)   // the last group may be smaller
-//   pid_m            = first_pid_m + (pid % num_pid_in_group) % group_size_m
-//   pid_n            = (pid % num_pid_in_group) / group_size_m
+//   group_size_m     = min(num_pid_m - first_pid_m, GROUP_SIZE_M)   // the last group may be
+//   smaller pid_m            = first_pid_m + (pid % num_pid_in_group) % group_size_m pid_n = (pid %
+//   num_pid_in_group) / group_size_m
 //
 // Within a group, programs walk down a column of GROUP_SIZE_M tiles before moving one tile to the
 // right, so programs that run at the same time share rows of A and columns of B in L2.
@@ -51,8 +51,8 @@ TILEGEMM_HOST_DEVICE constexpr GroupedOrderSteps grouped_tile_order_steps(
   s.num_pid_in_group = group_size_m * s.num_pid_n;
   s.group_id = pid / s.num_pid_in_group;
   s.first_pid_m = s.group_id * group_size_m;
-  s.group_size_m = s.num_pid_m - s.first_pid_m < group_size_m ? s.num_pid_m - s.first_pid_m
-                                                             : group_size_m;
+  s.group_size_m =
+      s.num_pid_m - s.first_pid_m < group_size_m ? s.num_pid_m - s.first_pid_m : group_size_m;
   s.pid_m = s.first_pid_m + (pid % s.num_pid_in_group) % s.group_size_m;
   s.pid_n = (pid % s.num_pid_in_group) / s.group_size_m;
   return s;

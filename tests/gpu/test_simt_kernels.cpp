@@ -31,7 +31,7 @@ class GpuKernels : public ::testing::Test {
 };
 
 TEST_F(GpuKernels, RandomShapesEveryLayoutEveryDtype) {
-  const int64_t shapes[][3] = {{1, 1, 1},     {7, 31, 129}, {127, 255, 33}, {129, 1, 255},
+  const int64_t shapes[][3] = {{1, 1, 1},     {7, 31, 129},    {127, 255, 33}, {129, 1, 255},
                                {255, 129, 7}, {300, 257, 513}, {64, 128, 16}};
   uint64_t seed = 100;
   for (const GemmOptions& o : every_kernel_config())

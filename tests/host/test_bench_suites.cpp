@@ -65,7 +65,8 @@ TEST(BenchSuites, CsvHasAHeaderAndOneLinePerRow) {
   const std::string csv = out.str();
   EXPECT_EQ(csv.rfind("suite,m,n,k,dtype,layouts,kernel,config,tilegemm_ms", 0), 0u);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);
-  EXPECT_NE(csv.find("square,1024,1024,1024,bf16,NN,warptile,128x128x16/g8/s2/w8/wt64x32"), std::string::npos);
+  EXPECT_NE(csv.find("square,1024,1024,1024,bf16,NN,warptile,128x128x16/g8/s2/w8/wt64x32"),
+            std::string::npos);
 }
 
 TEST(BenchSuites, JsonRoundTrips) {

@@ -1,11 +1,11 @@
 // The tilegemm command as a user runs it: golden output of `explain`, and error messages.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include <sys/wait.h>
 
 namespace {
 
@@ -57,7 +57,8 @@ TEST(CliExplain, BadArgumentsNameTheOption) {
   EXPECT_NE(r.output.find("--block '128x64'"), std::string::npos) << r.output;
   r = run_cli("explain 1024 768 128 --block 128x64x32 --pid 96");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("--pid 96 is outside the grid of 96 programs"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--pid 96 is outside the grid of 96 programs"), std::string::npos)
+      << r.output;
   r = run_cli("explain 1024 768 128 --group 0");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--group must be > 0"), std::string::npos) << r.output;
@@ -87,7 +88,8 @@ TEST(CliRun, BadOptionValuesAreNamed) {
 }
 
 TEST(CliRun, CpuBackendChecksAgainstTheReference) {
-  const Result r = run_cli("run 65 33 47 --backend cpu --check --beta 0.5 --bias --activation gelu --reps 1");
+  const Result r =
+      run_cli("run 65 33 47 --backend cpu --check --beta 0.5 --bias --activation gelu --reps 1");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
 }
@@ -119,7 +121,8 @@ TEST(CliBench, BadArgumentsAreNamedBeforeAnyGpuWork) {
       {"bench --dtype fp64", "--dtype 'fp64' is not a dtype"},
       {"bench --dtype tf32", "tf32 is not supported yet"},
       {"bench --reps 0", "--reps must be >= 1"},
-      {"bench --shapes /nonexistent/shapes.txt", "--shapes '/nonexistent/shapes.txt' cannot be read"},
+      {"bench --shapes /nonexistent/shapes.txt",
+       "--shapes '/nonexistent/shapes.txt' cannot be read"},
       {"bench --config 1x2", "--config: config '1x2'"},
   };
   for (const auto& c : cases) {

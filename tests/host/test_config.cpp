@@ -14,7 +14,8 @@ TEST(KernelConfig, PrintsInTheDocumentedForm) {
 }
 
 TEST(KernelConfig, ParsesWhatItPrints) {
-  for (const char* text : {"128x128x32/g8/s3/w8", "64x32x16/g1/s2/w4/wt32x32", "16x16x1/g8/s1/w8"}) {
+  for (const char* text :
+       {"128x128x32/g8/s3/w8", "64x32x16/g1/s2/w4/wt32x32", "16x16x1/g8/s1/w8"}) {
     auto c = parse_kernel_config(text);
     ASSERT_TRUE(c) << text;
     EXPECT_EQ(to_string(*c), text);

@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "problem/alignment.hpp"
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm {
@@ -57,23 +58,35 @@ TEST(Validation, AValidProblemRuns) {
 }
 
 TEST(Validation, NegativeDimensions) {
-  expect_rejected([](HostProblem& h) { h.p.m = -1; }, StatusCode::invalid_argument, "m must be >= 0 (got -1)");
-  expect_rejected([](HostProblem& h) { h.p.n = -3; }, StatusCode::invalid_argument, "n must be >= 0");
-  expect_rejected([](HostProblem& h) { h.p.k = -2; }, StatusCode::invalid_argument, "k must be >= 0");
-  expect_rejected([](HostProblem& h) { h.p.batch_count = 0; }, StatusCode::invalid_argument, "batch_count");
+  expect_rejected([](HostProblem& h) { h.p.m = -1; }, StatusCode::invalid_argument,
+                  "m must be >= 0 (got -1)");
+  expect_rejected([](HostProblem& h) { h.p.n = -3; }, StatusCode::invalid_argument,
+                  "n must be >= 0");
+  expect_rejected([](HostProblem& h) { h.p.k = -2; }, StatusCode::invalid_argument,
+                  "k must be >= 0");
+  expect_rejected([](HostProblem& h) { h.p.batch_count = 0; }, StatusCode::invalid_argument,
+                  "batch_count");
 }
 
 TEST(Validation, OverflowingDimensions) {
   const int64_t huge = std::numeric_limits<int64_t>::max() / 2;
-  expect_rejected([&](HostProblem& h) { h.p.m = huge; h.p.n = huge; }, StatusCode::invalid_argument,
-                  "overflows");
-  expect_rejected([&](HostProblem& h) { h.p.a.ld = huge; }, StatusCode::invalid_argument, "a: matrix extent overflows");
+  expect_rejected(
+      [&](HostProblem& h) {
+        h.p.m = huge;
+        h.p.n = huge;
+      },
+      StatusCode::invalid_argument, "overflows");
+  expect_rejected([&](HostProblem& h) { h.p.a.ld = huge; }, StatusCode::invalid_argument,
+                  "a: matrix extent overflows");
 }
 
 TEST(Validation, NullPointers) {
-  expect_rejected([](HostProblem& h) { h.p.a.data = nullptr; }, StatusCode::invalid_argument, "a.data is null");
-  expect_rejected([](HostProblem& h) { h.p.b.data = nullptr; }, StatusCode::invalid_argument, "b.data is null");
-  expect_rejected([](HostProblem& h) { h.p.c.data = nullptr; }, StatusCode::invalid_argument, "c.data is null");
+  expect_rejected([](HostProblem& h) { h.p.a.data = nullptr; }, StatusCode::invalid_argument,
+                  "a.data is null");
+  expect_rejected([](HostProblem& h) { h.p.b.data = nullptr; }, StatusCode::invalid_argument,
+                  "b.data is null");
+  expect_rejected([](HostProblem& h) { h.p.c.data = nullptr; }, StatusCode::invalid_argument,
+                  "c.data is null");
   HostProblem h;
   h.p.d.data = nullptr;
   EXPECT_NE(gemm(h.p, cpu()).message.find("d.data is null"), std::string::npos);
@@ -89,10 +102,15 @@ TEST(Validation, NullCIsFineWhenBetaIsZero) {
 TEST(Validation, LeadingDimensionTooSmall) {
   expect_rejected([](HostProblem& h) { h.p.a.ld = 4; }, StatusCode::invalid_argument,
                   "a.ld = 4 is smaller than the row length 5");
-  expect_rejected([](HostProblem& h) { h.p.b.layout = Layout::col_major; h.p.b.ld = 4; },
-                  StatusCode::invalid_argument, "b.ld = 4 is smaller than the column length 5");
+  expect_rejected(
+      [](HostProblem& h) {
+        h.p.b.layout = Layout::col_major;
+        h.p.b.ld = 4;
+      },
+      StatusCode::invalid_argument, "b.ld = 4 is smaller than the column length 5");
   expect_rejected([](HostProblem& h) { h.p.d.ld = 5; }, StatusCode::invalid_argument, "d.ld = 5");
-  expect_rejected([](HostProblem& h) { h.p.c.ld = -1; }, StatusCode::invalid_argument, "c.ld must be >= 0");
+  expect_rejected([](HostProblem& h) { h.p.c.ld = -1; }, StatusCode::invalid_argument,
+                  "c.ld must be >= 0");
 }
 
 TEST(Validation, UnsupportedTypes) {
@@ -104,19 +122,30 @@ TEST(Validation, UnsupportedTypes) {
                   "a.dtype (fp32) and b.dtype (fp16) must be the same");
   expect_rejected([](HostProblem& h) { h.p.d.dtype = DType::fp8_e4m3; }, StatusCode::not_supported,
                   "d.dtype fp8");
-  expect_rejected([](HostProblem& h) { h.p.epilogue.bias = h.bias.data(); h.p.epilogue.bias_dtype = DType::bf16; },
-                  StatusCode::not_supported, "epilogue.bias_dtype (bf16) must be fp32 or d.dtype (fp32)");
+  expect_rejected(
+      [](HostProblem& h) {
+        h.p.epilogue.bias = h.bias.data();
+        h.p.epilogue.bias_dtype = DType::bf16;
+      },
+      StatusCode::not_supported, "epilogue.bias_dtype (bf16) must be fp32 or d.dtype (fp32)");
 }
 
 TEST(Validation, OutputOverlappingAnInput) {
-  expect_rejected([](HostProblem& h) { h.p.d.data = h.a.data() + 1; h.p.d.ld = 1; h.p.n = 1; h.p.b.ld = 1; h.p.c.ld = 1; },
-                  StatusCode::invalid_argument, "d overlaps a");
-  expect_rejected([](HostProblem& h) { h.p.b.data = h.d.data() + 10; }, StatusCode::invalid_argument,
-                  "d overlaps b");
+  expect_rejected(
+      [](HostProblem& h) {
+        h.p.d.data = h.a.data() + 1;
+        h.p.d.ld = 1;
+        h.p.n = 1;
+        h.p.b.ld = 1;
+        h.p.c.ld = 1;
+      },
+      StatusCode::invalid_argument, "d overlaps a");
+  expect_rejected([](HostProblem& h) { h.p.b.data = h.d.data() + 10; },
+                  StatusCode::invalid_argument, "d overlaps b");
   expect_rejected([](HostProblem& h) { h.p.c.data = h.d.data() + 1; }, StatusCode::invalid_argument,
                   "d overlaps c but is not the same matrix");
-  expect_rejected([](HostProblem& h) { h.p.epilogue.bias = h.d.data(); }, StatusCode::invalid_argument,
-                  "d overlaps epilogue.bias");
+  expect_rejected([](HostProblem& h) { h.p.epilogue.bias = h.d.data(); },
+                  StatusCode::invalid_argument, "d overlaps epilogue.bias");
 }
 
 TEST(Validation, InPlaceOnCIsAllowedWhenItIsTheSameMatrix) {
@@ -128,10 +157,18 @@ TEST(Validation, InPlaceOnCIsAllowedWhenItIsTheSameMatrix) {
 }
 
 TEST(Validation, OverlappingBatchEntriesOfD) {
-  expect_rejected([](HostProblem& h) { h.p.batch_count = 2; h.p.d.batch_stride = 10; },
-                  StatusCode::invalid_argument, "d.batch_stride = 10 makes batch entries of D overlap");
-  expect_rejected([](HostProblem& h) { h.p.batch_count = 2; h.p.a.batch_stride = -1; },
-                  StatusCode::invalid_argument, "a.batch_stride must be >= 0");
+  expect_rejected(
+      [](HostProblem& h) {
+        h.p.batch_count = 2;
+        h.p.d.batch_stride = 10;
+      },
+      StatusCode::invalid_argument, "d.batch_stride = 10 makes batch entries of D overlap");
+  expect_rejected(
+      [](HostProblem& h) {
+        h.p.batch_count = 2;
+        h.p.a.batch_stride = -1;
+      },
+      StatusCode::invalid_argument, "a.batch_stride must be >= 0");
 }
 
 TEST(Validation, EmptyOutputIsANoOp) {
@@ -177,6 +214,17 @@ TEST(Validation, NoDeviceSuggestsTheCpuBackend) {
   EXPECT_EQ(s.code, StatusCode::no_device);
   EXPECT_NE(s.message.find("--backend cpu"), std::string::npos);
   EXPECT_EQ(before, h.d);
+}
+
+TEST(Alignment, VectorLoadsNeedPointerLeadingDimAndBatchStrideOn16Bytes) {
+  alignas(16) static float buffer[64];
+  EXPECT_TRUE(vector_aligned(buffer, 8, 0, 4));
+  EXPECT_TRUE(vector_aligned(buffer, 8, 64, 2));
+  EXPECT_FALSE(vector_aligned(buffer + 1, 8, 0, 4));  // pointer off by 4 bytes
+  EXPECT_FALSE(vector_aligned(buffer, 6, 0, 4));      // rows 24 bytes apart
+  EXPECT_TRUE(vector_aligned(buffer, 8, 0, 2));       // 8 halves = 16 bytes
+  EXPECT_FALSE(vector_aligned(buffer, 12, 0, 2));     // 12 halves = 24 bytes
+  EXPECT_FALSE(vector_aligned(buffer, 8, 30, 4));     // batch entries 120 bytes apart
 }
 
 }  // namespace

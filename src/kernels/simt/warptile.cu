@@ -2,7 +2,7 @@
 // instantiations are compiled per input type in warptile_fp32.cu, warptile_fp16.cu and
 // warptile_bf16.cu.
 #include "kernels/simt/warptile.cuh"
-#include "problem/validate.hpp"
+#include "problem/alignment.hpp"
 
 namespace tilegemm::simt::warptile {
 namespace {

@@ -1,4 +1,4 @@
-// Problem validation and the facts about a problem the kernels choose by.
+// Alignment classes: what a kernel may assume about an operand's addresses.
 #pragma once
 
 #include <cstdint>
@@ -6,9 +6,6 @@
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm {
-
-// Declared in the public header; defined in validate.cpp:
-//   Status validate(const GemmProblem& problem);
 
 // True when 16-byte vector loads of the operand are safe along its contiguous dimension:
 // the base pointer, the leading dimension and the batch stride are all multiples of 16 bytes.
