@@ -117,11 +117,7 @@ void print_row(const BenchRow& r) {
 
 void bench_command(const BenchOptions& o) {
   const DType dtype = dtype_option("--dtype", o.dtype);
-  {
-    GemmProblem types;
-    types.a.dtype = types.b.dtype = types.c.dtype = types.d.dtype = dtype;
-    if (Status s = validate(types); !s.ok()) fail(s.message);
-  }
+  check_types(dtype, dtype);
   Layout la, lb;
   layouts_option(o.layouts, &la, &lb);
   if (o.reps < 1) fail("--reps must be >= 1");
@@ -145,11 +141,7 @@ void bench_command(const BenchOptions& o) {
   GemmOptions options;
   options.backend = Backend::gpu;
   options.kernel = o.kernel;
-  if (!o.config.empty()) {
-    std::string error;
-    options.config = parse_kernel_config(o.config, &error);
-    if (!options.config) fail("--config: " + error);
-  }
+  options.config = config_option(o.config);
   if (devices().empty()) fail("bench needs a CUDA device (it compares with cuBLAS)");
 
   GpuTimer timer;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 #include "harness/workload.hpp"
@@ -32,6 +33,12 @@ Layout layout_option(const std::string& option, const std::string& value);
 Backend backend_option(const std::string& value);
 // "none", "relu", "gelu", "silu", "leaky_relu" or "leaky_relu:SLOPE".
 void activation_option(const std::string& value, Activation* activation, float* slope);
+
+// "--config" (empty = the kernel's choice).
+std::optional<KernelConfig> config_option(const std::string& value);
+// Refuses element types the library does not take yet (tf32, fp8, ...) before any data is drawn,
+// with the library's own message.
+void check_types(DType input, DType output);
 
 // Picks the backend for a command: GPU when present (or asked), else the CPU backend with a note
 // on stderr. Fails when the GPU is asked for and absent.

@@ -55,6 +55,21 @@ void activation_option(const std::string& value, Activation* activation, float* 
        "' is not an activation (none, relu, leaky_relu[:slope], gelu, silu)");
 }
 
+std::optional<KernelConfig> config_option(const std::string& value) {
+  if (value.empty()) return std::nullopt;
+  std::string error;
+  auto config = parse_kernel_config(value, &error);
+  if (!config) fail("--config: " + error);
+  return config;
+}
+
+void check_types(DType input, DType output) {
+  GemmProblem types;  // sizeless: validate() stops after the type checks
+  types.a.dtype = types.b.dtype = input;
+  types.c.dtype = types.d.dtype = output;
+  if (Status s = validate(types); !s.ok()) fail(s.message);
+}
+
 bool use_gpu(Backend asked) {
   const bool have_gpu = !devices().empty();
   if (asked == Backend::gpu && !have_gpu) {

@@ -46,24 +46,14 @@ void run_command(const RunOptions& o) {
   GemmOptions options;
   options.backend = backend_option(o.backend);
   options.kernel = o.kernel;
-  if (!o.config.empty()) {
-    std::string error;
-    options.config = parse_kernel_config(o.config, &error);
-    if (!options.config) fail("--config: " + error);
-  }
+  options.config = config_option(o.config);
   if (spec.m < 0 || spec.n < 0 || spec.k < 0) fail("M, N and K must be >= 0");
   if (spec.batch_count < 1) fail("--batch must be >= 1");
 
   // Validate the problem's shape and types before drawing any data (on a null-pointer stand-in).
   const bool gpu = use_gpu(options.backend);
   options.backend = gpu ? Backend::gpu : Backend::cpu;
-  {
-    // Type errors (tf32, fp8, mixed inputs) before any data is drawn: a sizeless problem.
-    GemmProblem types;
-    types.a.dtype = types.b.dtype = spec.input_dtype;
-    types.c.dtype = types.d.dtype = spec.output_dtype;
-    if (Status s = validate(types); !s.ok()) fail(s.message);
-  }
+  check_types(spec.input_dtype, spec.output_dtype);
   std::unique_ptr<harness::Workload> workload;
   if (Status s = harness::Workload::create(spec, gpu, &workload); !s.ok()) fail(s.message);
   const GemmProblem problem = workload->problem();

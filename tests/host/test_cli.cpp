@@ -25,6 +25,20 @@ Result run_cli(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
+struct ErrorCase {
+  const char* args;
+  const char* message;
+};
+
+// Each command fails with exit status 2 and a message containing the expected text.
+void expect_errors(std::initializer_list<ErrorCase> cases) {
+  for (const auto& c : cases) {
+    const Result r = run_cli(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
+
 std::string golden(const std::string& name) {
   std::ifstream in(std::string(TILEGEMM_GOLDEN_DIR) + "/" + name);
   std::stringstream s;
@@ -65,10 +79,7 @@ TEST(CliExplain, BadArgumentsNameTheOption) {
 }
 
 TEST(CliRun, BadOptionValuesAreNamed) {
-  struct Case {
-    const char* args;
-    const char* message;
-  } cases[] = {
+  expect_errors({
       {"run 8 8 8 --dtype fp64", "--dtype 'fp64' is not a dtype"},
       {"run 8 8 8 --dtype tf32", "a.dtype tf32 is not supported yet"},
       {"run 8 8 8 --layout-a diag", "--layout-a 'diag' is not a layout"},
@@ -79,12 +90,7 @@ TEST(CliRun, BadOptionValuesAreNamed) {
       {"run 8 8 8 --lda 3 --backend cpu", "a.ld = 3 is smaller than the row length 8"},
       {"run -5 8 8 --backend cpu", "M, N and K must be >= 0"},
       {"run 8 8 8 --backend cpu --kernel warptile", "is a GPU kernel"},
-  };
-  for (const auto& c : cases) {
-    const Result r = run_cli(c.args);
-    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
-    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
-  }
+  });
 }
 
 TEST(CliRun, CpuBackendChecksAgainstTheReference) {
@@ -112,10 +118,7 @@ TEST(CliInfo, ListsKernels) {
 namespace {
 
 TEST(CliBench, BadArgumentsAreNamedBeforeAnyGpuWork) {
-  struct Case {
-    const char* args;
-    const char* message;
-  } cases[] = {
+  expect_errors({
       {"bench --suite tiny", "--suite 'tiny' is not a suite"},
       {"bench --layouts NX", "--layouts 'NX' must be NN, NT, TN or TT"},
       {"bench --dtype fp64", "--dtype 'fp64' is not a dtype"},
@@ -124,12 +127,7 @@ TEST(CliBench, BadArgumentsAreNamedBeforeAnyGpuWork) {
       {"bench --shapes /nonexistent/shapes.txt",
        "--shapes '/nonexistent/shapes.txt' cannot be read"},
       {"bench --config 1x2", "--config: config '1x2'"},
-  };
-  for (const auto& c : cases) {
-    const Result r = run_cli(c.args);
-    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
-    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
-  }
+  });
 }
 
 }  // namespace
