@@ -1,7 +1,6 @@
 // tilegemm bench: tilegemm and cuBLAS side by side on shape suites, same inputs, one process.
 #include <cuda_runtime.h>
 
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -9,6 +8,7 @@
 
 #include "bench_suites.hpp"
 #include "commands.hpp"
+#include "cpu/reference.hpp"
 #include "cublas_gemm.hpp"
 #include "problem/dtype.hpp"
 #include "timing.hpp"
@@ -86,13 +86,8 @@ BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o, DType dtype
   r.ratio = r.tilegemm_tflops / r.cublas_tflops;
   r.percent_of_ceiling = ceiling > 0 ? 100.0 * r.tilegemm_tflops / ceiling : 0.0;
   r.tilegemm_gbs = w->min_bytes() / (ms[0] * 1e-3) / 1e9;
-  double diff = 0, norm = 0;
-  for (size_t i = 0; i < ours.size(); ++i) {
-    diff += (ours[i] - theirs[i]) * (ours[i] - theirs[i]);
-    norm += theirs[i] * theirs[i];
-  }
-  r.relative_error = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
-  if (!std::isfinite(r.relative_error)) r.relative_error = INFINITY;
+  // Same measure as `run --check`; NaN or inf in our output reads as +inf.
+  r.relative_error = reference::relative_error(ours, theirs);
   return r;
 }
 

@@ -120,16 +120,4 @@ TILEGEMM_HOST_DEVICE inline void store_from_float(void* data, DType dtype, int64
   }
 }
 
-// The value a float takes after a round trip through `dtype` (what the GPU sees of host data).
-inline float round_to(DType dtype, float value) {
-  switch (dtype) {
-    case DType::fp16:
-      return fp16_bits_to_float(float_to_fp16_bits(value));
-    case DType::bf16:
-      return bf16_bits_to_float(float_to_bf16_bits(value));
-    default:
-      return value;
-  }
-}
-
 }  // namespace tilegemm
