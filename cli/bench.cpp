@@ -40,13 +40,14 @@ BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o, DType dtype
   spec.m = shape.m;
   spec.n = shape.n;
   spec.k = shape.k;
-  spec.input_dtype = spec.output_dtype = dtype;
+  spec.input_dtype = dtype;
+  spec.output_dtype = harness::default_output_dtype(dtype);
   spec.layout_a = la;
   spec.layout_b = lb;
   std::unique_ptr<harness::Workload> w;
   if (Status s = harness::Workload::create(spec, true, &w); !s.ok()) fail(s.message);
   const GemmProblem p = w->problem();
-  const size_t d_bytes = size_t(p.m) * p.n * dtype_size(dtype);
+  const size_t d_bytes = size_t(p.m) * p.n * dtype_size(p.d.dtype);
   void* cublas_d = nullptr;
   if (cudaMalloc(&cublas_d, d_bytes) != cudaSuccess) fail("cudaMalloc of cuBLAS's output failed");
 
@@ -66,8 +67,8 @@ BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o, DType dtype
   if (Status s = gemm(p, options); !s.ok()) fail(s.message);
   if (Status s = cublas_gemm(p, cublas_d); !s.ok()) fail(s.message);
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
-  const auto ours = to_host_doubles(p.d.data, p.m * p.n, dtype);
-  const auto theirs = to_host_doubles(cublas_d, p.m * p.n, dtype);
+  const auto ours = to_host_doubles(p.d.data, p.m * p.n, p.d.dtype);
+  const auto theirs = to_host_doubles(cublas_d, p.m * p.n, p.d.dtype);
   cudaFree(cublas_d);
 
   BenchRow r;
@@ -112,7 +113,7 @@ void print_row(const BenchRow& r) {
 
 void bench_command(const BenchOptions& o) {
   const DType dtype = dtype_option("--dtype", o.dtype);
-  check_types(dtype, dtype);
+  check_types(dtype, harness::default_output_dtype(dtype));
   Layout la, lb;
   layouts_option(o.layouts, &la, &lb);
   if (o.reps < 1) fail("--reps must be >= 1");

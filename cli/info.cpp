@@ -38,7 +38,7 @@ void add_info_command(CLI::App& app) {
       std::printf("ceilings (measured now):\n");
       std::printf("  device-to-device copy: %.0f GB/s (read + write)\n",
                   measure_copy_bandwidth_gbs(timer));
-      for (DType d : {DType::bf16, DType::fp16, DType::fp32}) {
+      for (DType d : {DType::bf16, DType::fp16, DType::tf32, DType::fp32}) {
         std::printf("  cuBLAS %s 8192^3: %.1f TFLOP/s\n", std::string(to_string(d)).c_str(),
                     measure_cublas_tflops(timer, d));
       }

@@ -30,7 +30,7 @@ void run_command(const RunOptions& o) {
   spec.batch_count = o.batch;
   spec.input_dtype = dtype_option("--dtype", o.dtype);
   spec.output_dtype =
-      o.out_dtype.empty() ? spec.input_dtype : dtype_option("--out-dtype", o.out_dtype);
+      o.out_dtype.empty() ? harness::default_output_dtype(spec.input_dtype) : dtype_option("--out-dtype", o.out_dtype);
   spec.layout_a = layout_option("--layout-a", o.layout_a);
   spec.layout_b = layout_option("--layout-b", o.layout_b);
   spec.layout_c = layout_option("--layout-c", o.layout_c);
@@ -85,7 +85,7 @@ void run_command(const RunOptions& o) {
   double error = 0.0;
   int64_t rows_checked = 0;
   bool passed = true;
-  const double tolerance = harness::tolerance_for(spec.output_dtype);
+  const double tolerance = harness::tolerance_for(spec.input_dtype, spec.output_dtype);
   if (o.check) {
     // A fresh, poisoned D and one more run: every element must be written and right.
     if (Status s = workload->poison_output(); !s.ok()) fail(s.message);

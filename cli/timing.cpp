@@ -81,7 +81,7 @@ double measure_cublas_tflops(GpuTimer& timer, DType dtype, int64_t size) {
   harness::WorkloadSpec spec;
   spec.m = spec.n = spec.k = size;
   spec.input_dtype = dtype;
-  spec.output_dtype = dtype;
+  spec.output_dtype = harness::default_output_dtype(dtype);
   std::unique_ptr<harness::Workload> w;
   if (!harness::Workload::create(spec, true, &w).ok()) return 0.0;
   const GemmProblem p = w->problem();

@@ -12,7 +12,7 @@ OUT=${OUT:-out}
 mkdir -p "$OUT"
 BUILD=${BUILD:-build-gpu}
 BENCH_SUITES=${BENCH_SUITES:-all}
-BENCH_DTYPES=${BENCH_DTYPES:-fp32 bf16 fp16}
+BENCH_DTYPES=${BENCH_DTYPES:-fp32 bf16 fp16 tf32}
 BENCH_REPS=${BENCH_REPS:-20}
 summary="$OUT/summary.txt"
 : > "$summary"
@@ -31,7 +31,11 @@ if ! cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARC
 fi
 say "build: $(( $(date +%s) - t0 )) s"
 # Resource usage of the production kernels: registers, spills, stack.
-grep -A2 "warptile_gemm" "$OUT/build.log" | grep -E "registers|spill" | sort | uniq -c | head -20 >> "$summary"
+for kernel in warptile_gemm sm80_gemm; do
+  echo "$kernel:" >> "$summary"
+  grep -A2 "Function properties for .*$kernel" "$OUT/build.log" | grep -E "registers|spill" |
+    sed -E 's/, [0-9]+ bytes cmem.*//' | sort | uniq -c | head -12 >> "$summary"
+done
 
 if [ -z "${SKIP_TESTS:-}" ]; then
   t0=$(date +%s)
@@ -47,16 +51,25 @@ fi
   "$BUILD/tilegemm" info --ceilings
   "$BUILD/tilegemm" run 4096 4096 4096 --dtype fp32 --check
   "$BUILD/tilegemm" run 4096 4096 4096 --dtype bf16 --check
+  "$BUILD/tilegemm" run 4096 4096 4096 --dtype tf32 --check
+  "$BUILD/tilegemm" run 4095 4097 4093 --dtype fp16 --check
   "$BUILD/tilegemm" run 1000 1000 1000 --dtype fp16 --layout-a col --bias --activation gelu --beta 1 --check
   # Memory and shared-memory race checks on small problems, every kernel.
   if [ -z "${SKIP_SANITIZER:-}" ] && command -v compute-sanitizer > /dev/null; then
-    for kernel in naive smem tile2d warptile; do
+    # "kernel:dtype:extra run options". memcheck's 130x70x45 has unaligned rows (the staged copy
+    # path) unless the leading dims say otherwise; racecheck's 200x136x64 takes cp.async.
+    for case in naive:bf16: smem:bf16: tile2d:bf16: warptile:bf16: warptile:fp32: \
+                sm80:bf16: sm80:tf32: "sm80:fp16:--layout-a col --lda 136 --ldb 48" \
+                "sm80:bf16:--config 128x256x32/g8/s4/w8/wt64x64"; do
+      IFS=: read -r kernel dtype extra <<< "$case"
+      # shellcheck disable=SC2086
       compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD/tilegemm" run 130 70 45 \
-        --dtype bf16 --layout-b col --kernel "$kernel" --reps 1 --check > "$OUT/sanitizer.tmp" 2>&1
-      echo "memcheck $kernel rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.tmp")"
-      compute-sanitizer --tool racecheck --error-exitcode 9 "$BUILD/tilegemm" run 200 136 40 \
-        --kernel "$kernel" --reps 1 > "$OUT/sanitizer.tmp" 2>&1
-      echo "racecheck $kernel rc=$? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/sanitizer.tmp")"
+        --dtype "$dtype" --layout-b col --kernel "$kernel" --reps 1 --check $extra > "$OUT/sanitizer.tmp" 2>&1
+      echo "memcheck $case rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.tmp")"
+      # shellcheck disable=SC2086
+      compute-sanitizer --tool racecheck --error-exitcode 9 "$BUILD/tilegemm" run 200 136 64 \
+        --dtype "$dtype" --kernel "$kernel" --reps 1 $extra > "$OUT/sanitizer.tmp" 2>&1
+      echo "racecheck $case rc=$? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/sanitizer.tmp")"
     done
   fi
 } > "$OUT/run.log" 2>&1
@@ -64,6 +77,19 @@ rm -f "$OUT/sanitizer.tmp"
 grep -E "^(memcheck|racecheck)" "$OUT/run.log" | tr '\n' ' ' >> "$summary"; echo >> "$summary"
 say "run: $(grep -c PASS "$OUT/run.log") PASS, $(grep -c FAIL "$OUT/run.log") FAIL"
 grep -E "TFLOP/s|check:|copy:" "$OUT/run.log" | tee -a "$summary"
+
+# Optional config sweep: SWEEP="sm80:bf16:4096:4096:4096 ..." times every compiled config of the
+# kernel on that shape (the autotuner's question, asked by hand).
+for item in ${SWEEP:-}; do
+  IFS=: read -r kernel dtype m n k <<< "$item"
+  configs=$("$BUILD/tilegemm" info | awk -v k="$kernel" '$1 == k { on = 1; next }
+    $1 == "config" && on { print $2; next } { on = 0 }')
+  for config in $configs; do
+    tflops=$("$BUILD/tilegemm" run "$m" "$n" "$k" --dtype "$dtype" --kernel "$kernel" \
+      --config "$config" --reps 10 2>&1 | sed -nE 's/.* ([0-9.]+) TFLOP\/s/\1/p')
+    say "sweep $kernel $dtype ${m}x${n}x${k} $config ${tflops:-failed} TFLOP/s"
+  done
+done
 
 # One CSV for every dtype and suite: the per-run files are merged (one header) into bench.csv.
 : > "$OUT/bench.log"
@@ -84,10 +110,14 @@ grep -E "^(square|unaligned|skinny|llm|longk) |geometric|^  [a-z]+ " "$OUT/bench
 python3 bench/plot.py "$OUT/bench.csv" "$OUT/square.png" > /dev/null 2>&1 ||
   echo "plot skipped (needs python3 with matplotlib)" >> "$summary"
 
-# SASS: which instructions the warptile kernels use, and any local-memory traffic.
-obj=$(find "$BUILD" -name "warptile_fp32.cu.o" | head -1)
-if [ -n "$obj" ]; then
-  cuobjdump --dump-sass "$obj" > "$OUT/sass.txt" 2>&1
-  say "sass warptile_fp32: FFMA $(grep -c FFMA "$OUT/sass.txt"), LDS.128 $(grep -c 'LDS.128' "$OUT/sass.txt"), LDG.E.128 $(grep -c 'LDG.E.128' "$OUT/sass.txt"), LDL/STL $(grep -cE 'LDL|STL' "$OUT/sass.txt")"
-  gzip -f "$OUT/sass.txt"
-fi
+# SASS: which instructions the production kernels use, and any local-memory traffic.
+: > "$OUT/sass.txt"
+for unit in warptile_fp32 sm80_bf16 sm80_tf32; do
+  obj=$(find "$BUILD" -name "$unit.cu.o" | head -1)
+  [ -n "$obj" ] || continue
+  cuobjdump --dump-sass "$obj" > "$OUT/sass-$unit.txt" 2>&1
+  count() { grep -cE "$1" "$OUT/sass-$unit.txt"; }
+  say "sass $unit: FFMA $(count FFMA), HMMA $(count HMMA), LDSM $(count LDSM), LDGSTS $(count LDGSTS), LDS.128 $(count 'LDS.128'), LDG.E.128 $(count 'LDG.E.128'), LDL/STL $(count 'LDL|STL')"
+  cat "$OUT/sass-$unit.txt" >> "$OUT/sass.txt" && rm "$OUT/sass-$unit.txt"
+done
+gzip -f "$OUT/sass.txt"

@@ -33,7 +33,7 @@ inline void expect_matches_reference(const harness::WorkloadSpec& spec,
   ASSERT_TRUE(s.ok()) << s.message << " | " << describe(spec);
   ASSERT_TRUE(w->fetch_output().ok());
   const double error = w->check(1e12);
-  EXPECT_LE(error, harness::tolerance_for(spec.output_dtype))
+  EXPECT_LE(error, harness::tolerance_for(spec.input_dtype, spec.output_dtype))
       << describe(spec) << " kernel=" << options.kernel
       << (options.config ? " config=" + to_string(*options.config) : "");
 }

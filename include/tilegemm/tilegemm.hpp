@@ -106,6 +106,7 @@ struct KernelInfo {
   std::string description;
   KernelConfig default_config;
   std::vector<KernelConfig> configs;  // every config this build instantiates
+  std::vector<DType> input_dtypes;     // dtypes of A and B it takes (each config takes them all)
 };
 
 // The GPU kernels compiled into this build (empty list when built without CUDA).

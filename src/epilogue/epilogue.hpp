@@ -44,15 +44,66 @@ TILEGEMM_HOST_DEVICE inline float apply_activation(Activation activation, float 
   }
 }
 
-// Finishes one output element from its fp32 accumulator and stores it.
-TILEGEMM_HOST_DEVICE inline void epilogue_store(const EpilogueParams& p, int64_t batch, int64_t row,
-                                                int64_t col, float acc) {
+// The finished value of one output element, from its fp32 accumulator (before conversion).
+TILEGEMM_HOST_DEVICE inline float epilogue_value(const EpilogueParams& p, int64_t batch,
+                                                 int64_t row, int64_t col, float acc) {
   float value = p.alpha * acc;
   if (p.beta != 0.0f)
     value += p.beta * load_as_float(p.c.data, p.c.dtype, p.c.offset(batch, row, col));
   if (p.bias != nullptr) value += load_as_float(p.bias, p.bias_dtype, col);
-  value = apply_activation(p.activation, value, p.leaky_relu_slope);
-  store_from_float(p.d.data, p.d.dtype, p.d.offset(batch, row, col), value);
+  return apply_activation(p.activation, value, p.leaky_relu_slope);
+}
+
+// Finishes one output element from its fp32 accumulator and stores it.
+TILEGEMM_HOST_DEVICE inline void epilogue_store(const EpilogueParams& p, int64_t batch, int64_t row,
+                                                int64_t col, float acc) {
+  store_from_float(p.d.data, p.d.dtype, p.d.offset(batch, row, col),
+                   epilogue_value(p, batch, row, col, acc));
+}
+
+// One 16-byte store (a plain struct, so the host compiler needs no CUDA vector types).
+struct alignas(16) Bytes16 {
+  uint32_t word[4];
+};
+
+// Finishes a run of 8 outputs that are consecutive in D's memory (along a row of a row-major D,
+// down a column of a column-major one), starting at (row, col); `count` of them are inside D.
+// A whole run whose first element is 16-byte aligned (`aligned`) leaves in 16-byte stores.
+TILEGEMM_HOST_DEVICE inline void epilogue_store_run(const EpilogueParams& p, int64_t batch,
+                                                    int64_t row, int64_t col, int count,
+                                                    bool aligned, const float (&acc)[8]) {
+  const bool along_row = p.d.stride.col == 1;
+  float value[8];
+  for (int j = 0; j < 8; ++j) {
+    if (j < count) {
+      value[j] =
+          epilogue_value(p, batch, along_row ? row : row + j, along_row ? col + j : col, acc[j]);
+    }
+  }
+  const int64_t first = p.d.offset(batch, row, col);
+  if (!(aligned && count == 8)) {
+    for (int j = 0; j < count; ++j) store_from_float(p.d.data, p.d.dtype, first + j, value[j]);
+    return;
+  }
+  if (p.d.dtype == DType::fp32) {
+    uint32_t bits[8];
+    for (int j = 0; j < 8; ++j) bits[j] = float_bits(value[j]);
+    Bytes16* out = reinterpret_cast<Bytes16*>(static_cast<float*>(p.d.data) + first);
+    out[0] = {{bits[0], bits[1], bits[2], bits[3]}};
+    out[1] = {{bits[4], bits[5], bits[6], bits[7]}};
+  } else {
+    uint32_t pairs[4];
+    for (int j = 0; j < 4; ++j) {
+      const bool fp16 = p.d.dtype == DType::fp16;
+      const uint16_t lo =
+          fp16 ? float_to_fp16_bits(value[2 * j]) : float_to_bf16_bits(value[2 * j]);
+      const uint16_t hi =
+          fp16 ? float_to_fp16_bits(value[2 * j + 1]) : float_to_bf16_bits(value[2 * j + 1]);
+      pairs[j] = uint32_t(lo) | uint32_t(hi) << 16;
+    }
+    *reinterpret_cast<Bytes16*>(static_cast<uint16_t*>(p.d.data) +
+                                first) = {{pairs[0], pairs[1], pairs[2], pairs[3]}};
+  }
 }
 
 inline EpilogueParams make_epilogue_params(const GemmProblem& problem) {

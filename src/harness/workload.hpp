@@ -63,8 +63,12 @@ class Workload {
 };
 
 // Relative-error limit for a result stored as `output_dtype` (fp32 accumulation throughout):
-// a few units of rounding of the output type, and 1e-4 for fp32 accumulation over long K.
-double tolerance_for(DType output_dtype);
+// a few units of rounding of the output type, and 1e-4 for fp32 accumulation over long K;
+// tf32 inputs (rounded to 10 mantissa bits in the tensor cores) allow 2e-3.
+double tolerance_for(DType input_dtype, DType output_dtype);
+
+// D's dtype when the caller names none: the input type, fp32 for tf32 inputs.
+DType default_output_dtype(DType input_dtype);
 
 // Elements of a matrix of `rows x cols` in `layout` with leading dimension `ld` (0 = packed)
 // and `batch_count` entries of `batch_stride`.

@@ -1,6 +1,7 @@
 // The kernel table, config choice and launch: the GPU half of gemm().
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <climits>
 
 #include "kernels/cuda_check.hpp"
@@ -11,7 +12,7 @@ namespace tilegemm::gpu {
 
 const std::vector<Kernel>& kernels() {
   static const std::vector<Kernel> table = {naive_kernel(), smem_kernel(), tile2d_kernel(),
-                                            warptile_kernel()};
+                                            warptile_kernel(), sm80_kernel()};
   return table;
 }
 
@@ -35,14 +36,31 @@ int current_sm_count() {
   return sms;
 }
 
-// The heuristic until the autotuner exists: the largest compiled warptile shape that gives at
-// least one program per SM, else the smallest (the most programs).
-KernelConfig default_warptile_config(const Kernel& kernel, const GemmProblem& p) {
+// The heuristic until the autotuner exists: the config with the largest tile that still gives
+// every SM a program (larger tiles reuse each loaded byte more), else the one with the most
+// programs. Among equal areas the tile whose aspect follows the problem's (tall for M > N).
+KernelConfig default_config(const Kernel& kernel, const GemmProblem& p) {
   const int64_t sms = current_sm_count();
-  for (const KernelConfig& c : kernel.info.configs) {
+  std::vector<KernelConfig> by_area = kernel.info.configs;
+  const bool tall = p.m > p.n;
+  std::stable_sort(
+      by_area.begin(), by_area.end(), [&](const KernelConfig& x, const KernelConfig& y) {
+        const int64_t ax = int64_t(x.block_m) * x.block_n, ay = int64_t(y.block_m) * y.block_n;
+        if (ax != ay) return ax > ay;
+        return tall ? x.block_m > y.block_m : x.block_n > y.block_n;
+      });
+  for (const KernelConfig& c : by_area) {
     if (num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count >= sms) return c;
   }
-  return kernel.info.configs.back();
+  return by_area.back();
+}
+
+// "auto": the tensor-core kernel for the types it takes, when the device has one; else warptile.
+const Kernel* find_kernel(const std::string& name);
+const Kernel* auto_kernel(const GemmProblem& p) {
+  const Kernel* sm80 = find_kernel("sm80");
+  if (sm80 && sm80->can_implement(p, sm80->info.default_config).empty()) return sm80;
+  return find_kernel("warptile");
 }
 
 const Kernel* find_kernel(const std::string& name) {
@@ -54,18 +72,15 @@ const Kernel* find_kernel(const std::string& name) {
 }  // namespace
 
 Status run(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {
-  const std::string name = options.kernel.empty() || options.kernel == "auto" ? "warptile"
-                                                                              : options.kernel;
-  const Kernel* kernel = find_kernel(name);
+  const bool automatic = options.kernel.empty() || options.kernel == "auto";
+  const Kernel* kernel = automatic ? auto_kernel(p) : find_kernel(options.kernel);
   if (kernel == nullptr) {
     std::string list;
     for (const Kernel& k : kernels()) list += " " + k.info.name;
     return {StatusCode::invalid_argument,
             "kernel '" + options.kernel + "' does not exist; available: auto" + list};
   }
-  KernelConfig config = options.config ? *options.config
-                        : name == "warptile" ? default_warptile_config(*kernel, p)
-                                             : kernel->info.default_config;
+  KernelConfig config = options.config ? *options.config : default_config(*kernel, p);
   if (std::string why = kernel->can_implement(p, config); !why.empty()) {
     return {StatusCode::invalid_argument, why};
   }

@@ -26,6 +26,7 @@ Kernel naive_kernel();
 Kernel smem_kernel();
 Kernel tile2d_kernel();
 Kernel warptile_kernel();
+Kernel sm80_kernel();
 
 const std::vector<Kernel>& kernels();
 

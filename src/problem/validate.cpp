@@ -27,16 +27,17 @@ std::optional<int64_t> checked_add(int64_t x, int64_t y) {
 
 bool is_storage_dtype(DType d) { return d == DType::fp32 || d == DType::fp16 || d == DType::bf16; }
 
-Status check_dtype(const char* name, DType d) {
-  if (is_storage_dtype(d)) return Status::success();
+// A and B may be tf32 (fp32 in memory, TF32 tensor-core math); C, D and bias are storage types.
+Status check_dtype(const char* name, DType d, bool input_operand) {
+  if (is_storage_dtype(d) || (input_operand && d == DType::tf32)) return Status::success();
   if (d == DType::tf32) {
     return {StatusCode::not_supported,
             std::string(name) +
-                ".dtype tf32 is not supported yet (it comes with the tensor-core kernels); "
-                "use fp32 for IEEE float32 math"};
+                ".dtype tf32 is a math mode of the inputs A and B, not a storage type; use fp32"};
   }
   return {StatusCode::not_supported, std::string(name) + ".dtype " + std::string(to_string(d)) +
-                                         " is not supported yet; use fp32, fp16 or bf16"};
+                                         " is not supported yet; use fp32, fp16, bf16 or (for A "
+                                         "and B) tf32"};
 }
 
 // One matrix operand as validation sees it.
@@ -102,9 +103,9 @@ Status validate(const GemmProblem& p) {
   if (p.batch_count < 1) {
     return invalid("batch_count must be >= 1 (got " + std::to_string(p.batch_count) + ")");
   }
-  for (auto [name, d] : {std::pair{"a", p.a.dtype}, {"b", p.b.dtype}, {"d", p.d.dtype}}) {
-    if (Status s = check_dtype(name, d); !s.ok()) return s;
-  }
+  if (Status s = check_dtype("a", p.a.dtype, true); !s.ok()) return s;
+  if (Status s = check_dtype("b", p.b.dtype, true); !s.ok()) return s;
+  if (Status s = check_dtype("d", p.d.dtype, false); !s.ok()) return s;
   if (p.a.dtype != p.b.dtype) {
     return {StatusCode::not_supported, "a.dtype (" + std::string(to_string(p.a.dtype)) +
                                            ") and b.dtype (" + std::string(to_string(p.b.dtype)) +
@@ -112,7 +113,7 @@ Status validate(const GemmProblem& p) {
   }
   const bool reads_c = p.epilogue.beta != 0.0f;
   if (reads_c) {
-    if (Status s = check_dtype("c", p.c.dtype); !s.ok()) return s;
+    if (Status s = check_dtype("c", p.c.dtype, false); !s.ok()) return s;
   }
   if (p.epilogue.bias != nullptr && p.epilogue.bias_dtype != DType::fp32 &&
       p.epilogue.bias_dtype != p.d.dtype) {

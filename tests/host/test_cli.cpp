@@ -81,7 +81,8 @@ TEST(CliExplain, BadArgumentsNameTheOption) {
 TEST(CliRun, BadOptionValuesAreNamed) {
   expect_errors({
       {"run 8 8 8 --dtype fp64", "--dtype 'fp64' is not a dtype"},
-      {"run 8 8 8 --dtype tf32", "a.dtype tf32 is not supported yet"},
+      {"run 8 8 8 --dtype fp8", "a.dtype fp8 is not supported yet"},
+      {"run 8 8 8 --dtype tf32 --out-dtype tf32", "d.dtype tf32 is a math mode"},
       {"run 8 8 8 --layout-a diag", "--layout-a 'diag' is not a layout"},
       {"run 8 8 8 --activation tanh", "--activation 'tanh' is not an activation"},
       {"run 8 8 8 --activation leaky_relu:abc", "slope 'abc' is not a number"},
@@ -122,7 +123,7 @@ TEST(CliBench, BadArgumentsAreNamedBeforeAnyGpuWork) {
       {"bench --suite tiny", "--suite 'tiny' is not a suite"},
       {"bench --layouts NX", "--layouts 'NX' must be NN, NT, TN or TT"},
       {"bench --dtype fp64", "--dtype 'fp64' is not a dtype"},
-      {"bench --dtype tf32", "tf32 is not supported yet"},
+      {"bench --dtype fp8", "fp8 is not supported yet"},
       {"bench --reps 0", "--reps must be >= 1"},
       {"bench --shapes /nonexistent/shapes.txt",
        "--shapes '/nonexistent/shapes.txt' cannot be read"},

@@ -114,8 +114,8 @@ TEST(Validation, LeadingDimensionTooSmall) {
 }
 
 TEST(Validation, UnsupportedTypes) {
-  expect_rejected([](HostProblem& h) { h.p.a.dtype = h.p.b.dtype = DType::tf32; },
-                  StatusCode::not_supported, "a.dtype tf32 is not supported yet");
+  expect_rejected([](HostProblem& h) { h.p.d.dtype = DType::tf32; }, StatusCode::not_supported,
+                  "d.dtype tf32 is a math mode of the inputs A and B, not a storage type");
   expect_rejected([](HostProblem& h) { h.p.a.dtype = h.p.b.dtype = DType::fp8_e4m3; },
                   StatusCode::not_supported, "a.dtype fp8 is not supported yet");
   expect_rejected([](HostProblem& h) { h.p.b.dtype = DType::fp16; }, StatusCode::not_supported,

@@ -81,8 +81,9 @@ Status launch(const GemmArgs& args, const KernelConfig&, void* stream) {
 
 namespace tilegemm::gpu {
 Kernel tile2d_kernel() {
-  return simt::compiled_configs_kernel(
+  return compiled_configs_kernel(
       "tile2d", "SIMT gen 3: 128x128 tiles, 8x8 outputs per thread in registers",
+      simt::kSimtInputDtypes,
       {*parse_kernel_config("128x128x8/g8/s1/w8")}, simt::launch);
 }
 }  // namespace tilegemm::gpu

@@ -1,0 +1,59 @@
+// What every GPU kernel shares: the program -> tile mapping, the launch grid, and the registry
+// entry of a kernel compiled for a fixed list of configs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernels/gemm_args.hpp"
+#include "kernels/kernel_registry.hpp"
+#include "schedule/tile_order.hpp"
+
+namespace tilegemm {
+
+// The program's output tile, from the library's schedule (one place, shared with the host).
+__device__ __forceinline__ TileCoord program_tile(const GemmArgs& args, int block_m, int block_n) {
+  return grouped_tile_order(blockIdx.x, args.m, args.n, block_m, block_n, args.group_size_m);
+}
+
+// Grid of a SIMT launch: x = programs of one batch entry, y = batch entries (each program loops
+// over y with stride gridDim.y, so any batch count fits the 65535 limit of gridDim.y).
+inline dim3 program_grid(const GemmArgs& args, int block_m, int block_n) {
+  const int64_t batches = args.batch_count < 65535 ? args.batch_count : 65535;
+  return dim3(static_cast<unsigned>(num_tiles(args.m, args.n, block_m, block_n)),
+              static_cast<unsigned>(batches));
+}
+
+// The registry entry of a kernel compiled for the listed configs (the first is its
+// default). GROUP_SIZE_M is a run-time value, so can_implement compares everything else, and
+// names the compiled configs when it refuses one. Every config runs every listed input dtype.
+inline gpu::Kernel compiled_configs_kernel(const char* name, const char* description,
+                                           std::vector<DType> input_dtypes,
+                                           std::vector<KernelConfig> compiled,
+                                           gpu::Launcher launch) {
+  auto can_implement = [name = std::string(name), input_dtypes, compiled](
+                           const GemmProblem& problem, const KernelConfig& asked) {
+    // (Built by appending: g++ 12 warns falsely (-Wrestrict) on chains of string operator+.)
+    std::string why;
+    bool takes_dtype = false;
+    for (DType d : input_dtypes) takes_dtype |= d == problem.a.dtype;
+    if (!takes_dtype) {
+      why.append("kernel ").append(name).append(" does not take a.dtype ");
+      why.append(to_string(problem.a.dtype)).append("; it takes");
+      for (DType d : input_dtypes) why.append(" ").append(to_string(d));
+      return why;
+    }
+    for (const KernelConfig& c : compiled) {
+      if (same_instantiation(c, asked)) return why;
+    }
+    why.append("kernel ").append(name).append(" has no compiled config ");
+    why.append(to_string(asked)).append(" (GROUP_SIZE_M may change); compiled:");
+    for (const KernelConfig& c : compiled) why.append(" ").append(to_string(c));
+    return why;
+  };
+  return {{name, description, compiled.front(), compiled, input_dtypes},
+          can_implement,
+          std::move(launch)};
+}
+
+}  // namespace tilegemm

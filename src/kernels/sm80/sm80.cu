@@ -1,0 +1,68 @@
+// The sm80 tensor-core kernel: config matching, copy-path choice and launch. The kernel is in
+// sm80.cuh; its instantiations are compiled per input type in sm80_fp16.cu, sm80_bf16.cu and
+// sm80_tf32.cu.
+#include "kernels/sm80/sm80.cuh"
+#include "problem/alignment.hpp"
+
+namespace tilegemm::sm80 {
+namespace {
+
+// cp.async moves 16 bytes from 16-byte aligned addresses: base pointer, leading dimension and
+// batch stride must all be multiples of 16 bytes (tile offsets along the contiguous dimension
+// are multiples of 8 elements).
+bool rows_aligned(const MatrixView& v, int element_size) {
+  const int64_t ld = v.stride.row == 1 ? v.stride.col : v.stride.row;
+  return vector_aligned(v.data, ld, v.batch_stride, element_size);
+}
+
+Status launch(const GemmArgs& args, const KernelConfig& config, void* stream) {
+  const int element_size = dtype_size(args.a.dtype);
+  const Sm80Flags flags{rows_aligned(args.a, element_size) && rows_aligned(args.b, element_size),
+                        rows_aligned(args.epilogue.d, dtype_size(args.epilogue.d.dtype))};
+  const auto s = static_cast<cudaStream_t>(stream);
+  switch (args.a.dtype) {
+    case DType::fp16:
+      return launch_for_type<__half>(args, config, flags, s);
+    case DType::bf16:
+      return launch_for_type<__nv_bfloat16>(args, config, flags, s);
+    default:  // tf32: fp32 in memory
+      return launch_for_type<float>(args, config, flags, s);
+  }
+}
+
+std::vector<KernelConfig> compiled_configs() {
+  return std::apply([](auto... shapes) { return std::vector{decltype(shapes)::config()...}; },
+                    Shapes{});
+}
+
+// mma.sync with these shapes, cp.async and ldmatrix need compute capability 8.0.
+std::string device_check() {
+  int device = 0, major = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+    cudaGetLastError();
+    return "kernel sm80: cannot read the device's compute capability";
+  }
+  if (major < 8) {
+    return "kernel sm80 needs compute capability 8.0 or newer (this device is " +
+           std::to_string(major) + ".x); use --kernel warptile";
+  }
+  return {};
+}
+
+}  // namespace
+}  // namespace tilegemm::sm80
+
+namespace tilegemm::gpu {
+Kernel sm80_kernel() {
+  Kernel kernel = compiled_configs_kernel(
+      "sm80", "tensor cores: mma.sync + cp.async pipeline num_stages deep (fp16, bf16, tf32)",
+      {DType::fp16, DType::bf16, DType::tf32}, sm80::compiled_configs(), sm80::launch);
+  kernel.can_implement = [config_check = kernel.can_implement](const GemmProblem& p,
+                                                               const KernelConfig& c) {
+    std::string why = config_check(p, c);
+    return why.empty() ? sm80::device_check() : why;
+  };
+  return kernel;
+}
+}  // namespace tilegemm::gpu

@@ -1,0 +1,197 @@
+// Every GPU kernel and compiled config, against the float64 reference, on the GPU.
+// Outputs are poisoned with NaN before each run; inputs are fresh random normals per case.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "gemm_check.hpp"
+
+namespace tilegemm {
+namespace {
+
+using harness::WorkloadSpec;
+using testing::expect_matches_reference;
+
+class GpuKernels : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (devices().empty()) GTEST_SKIP() << "no CUDA device: GPU tests skipped";
+  }
+  // Every (kernel, config) pair compiled into this build, with the input dtypes it takes.
+  struct KernelCase {
+    GemmOptions options;
+    std::vector<DType> dtypes;
+    bool takes(DType d) const { return std::find(dtypes.begin(), dtypes.end(), d) != dtypes.end(); }
+    // The kernel's first 16-bit input type, else its first.
+    DType half_type() const {
+      for (DType d : dtypes)
+        if (d == DType::fp16 || d == DType::bf16) return d;
+      return dtypes.front();
+    }
+  };
+  static std::vector<KernelCase> every_kernel_config() {
+    std::vector<KernelCase> out;
+    for (const auto& k : available_kernels())
+      for (const auto& c : k.configs) {
+        GemmOptions o;
+        o.backend = Backend::gpu;
+        o.kernel = k.name;
+        o.config = c;
+        out.push_back({o, k.input_dtypes});
+      }
+    return out;
+  }
+};
+
+// A spec with inputs of `dtype` and D of the matching type (fp32 for tf32 inputs).
+WorkloadSpec spec_of(int64_t m, int64_t n, int64_t k, DType dtype) {
+  WorkloadSpec s;
+  s.m = m;
+  s.n = n;
+  s.k = k;
+  s.input_dtype = dtype;
+  s.output_dtype = harness::default_output_dtype(dtype);
+  return s;
+}
+
+TEST_F(GpuKernels, RandomShapesEveryLayoutEveryDtype) {
+  const int64_t shapes[][3] = {{1, 1, 1},     {7, 31, 129},    {127, 255, 33}, {129, 1, 255},
+                               {255, 129, 7}, {300, 257, 513}, {64, 128, 16},  {256, 192, 320},
+                               {136, 72, 200}};  // the last two: aligned rows
+  uint64_t seed = 100;
+  for (const KernelCase& kc : every_kernel_config())
+    for (DType dtype : kc.dtypes)
+      for (Layout la : {Layout::row_major, Layout::col_major})
+        for (Layout lb : {Layout::row_major, Layout::col_major})
+          for (const auto& shape : shapes) {
+            WorkloadSpec s = spec_of(shape[0], shape[1], shape[2], dtype);
+            s.layout_a = la;
+            s.layout_b = lb;
+            s.layout_c = seed % 3 ? Layout::row_major : Layout::col_major;
+            s.seed = seed++;
+            expect_matches_reference(s, kc.options);
+          }
+}
+
+TEST_F(GpuKernels, UnalignedLeadingDimsTakeTheScalarPath) {
+  for (const KernelCase& kc : every_kernel_config())
+    for (DType dtype : kc.dtypes)
+      for (Layout la : {Layout::row_major, Layout::col_major}) {
+        WorkloadSpec s = spec_of(131, 77, 93, dtype);
+        s.layout_a = la;
+        s.layout_b = la == Layout::row_major ? Layout::col_major : Layout::row_major;
+        s.lda = 133;  // odd: breaks 16-byte alignment of rows (or columns) for every dtype
+        s.ldb = 97;
+        s.ldc = 77 + 5;
+        expect_matches_reference(s, kc.options);
+      }
+}
+
+TEST_F(GpuKernels, AlignedPaddedLeadingDimsTakeTheVectorPath) {
+  // K = 75 inside rows padded to 80: the last 16-byte chunk of each row is partly outside K.
+  for (const KernelCase& kc : every_kernel_config())
+    for (DType dtype : kc.dtypes) {
+      WorkloadSpec s = spec_of(200, 136, 75, dtype);
+      s.lda = 80;
+      s.layout_b = Layout::col_major;
+      s.ldb = 80;
+      expect_matches_reference(s, kc.options);
+    }
+}
+
+TEST_F(GpuKernels, EpilogueAlphaBetaBiasActivations) {
+  for (const KernelCase& kc : every_kernel_config())
+    for (Activation act : {Activation::none, Activation::relu, Activation::leaky_relu,
+                           Activation::gelu, Activation::silu}) {
+      WorkloadSpec s = spec_of(150, 100, 64, kc.dtypes.front());
+      s.alpha = 0.5f;
+      s.beta = -1.25f;
+      s.bias = true;
+      s.activation = act;
+      s.leaky_relu_slope = 0.1f;
+      s.seed = 1000 + int(act);
+      expect_matches_reference(s, kc.options);
+    }
+}
+
+TEST_F(GpuKernels, MixedOutputTypes) {
+  for (const KernelCase& kc : every_kernel_config())
+    for (DType in : kc.dtypes)
+      for (DType out : {DType::fp32, DType::fp16, DType::bf16})
+        for (Layout lc : {Layout::row_major, Layout::col_major}) {
+          WorkloadSpec s = spec_of(96, 80, 48, in);
+          s.output_dtype = out;
+          s.layout_c = lc;
+          s.beta = 1.0f;
+          s.bias = true;
+          expect_matches_reference(s, kc.options);
+        }
+}
+
+TEST_F(GpuKernels, StridedBatchInPlaceAndKZero) {
+  for (const KernelCase& kc : every_kernel_config()) {
+    WorkloadSpec batch = spec_of(70, 90, 40, kc.half_type());
+    batch.batch_count = 3;
+    batch.beta = 1.0f;
+    expect_matches_reference(batch, kc.options);
+
+    WorkloadSpec in_place = spec_of(64, 64, 64, kc.half_type());
+    in_place.beta = 0.5f;
+    in_place.in_place = true;
+    expect_matches_reference(in_place, kc.options);
+
+    WorkloadSpec k_zero = spec_of(33, 65, 0, kc.half_type());
+    k_zero.beta = 2.0f;
+    k_zero.bias = true;
+    expect_matches_reference(k_zero, kc.options);
+  }
+}
+
+TEST_F(GpuKernels, AutoPicksAKernelThatIsRight) {
+  GemmOptions o;
+  o.backend = Backend::gpu;
+  for (DType dtype : {DType::fp32, DType::fp16, DType::bf16, DType::tf32})
+    for (int64_t size : {int64_t(64), int64_t(1000), int64_t(2048)}) {
+      expect_matches_reference(spec_of(size, size, size, dtype), o);
+    }
+}
+
+TEST_F(GpuKernels, TensorCoreKernelIsTheAutoChoiceForHalfAndTf32) {
+  for (DType dtype : {DType::fp16, DType::bf16, DType::tf32}) {
+    std::unique_ptr<harness::Workload> w;
+    ASSERT_TRUE(harness::Workload::create(spec_of(256, 256, 256, dtype), true, &w).ok());
+    GemmOptions o;
+    o.backend = Backend::gpu;
+    GemmReport report;
+    ASSERT_TRUE(gemm(w->problem(), o, &report).ok());
+    EXPECT_EQ(report.kernel, "sm80") << to_string(dtype);
+  }
+}
+
+TEST_F(GpuKernels, KernelsRefuseDtypesTheyDoNotTake) {
+  std::unique_ptr<harness::Workload> w;
+  ASSERT_TRUE(harness::Workload::create(spec_of(32, 32, 32, DType::fp32), true, &w).ok());
+  GemmOptions o;
+  o.backend = Backend::gpu;
+  o.kernel = "sm80";
+  EXPECT_NE(gemm(w->problem(), o).message.find("kernel sm80 does not take a.dtype fp32"),
+            std::string::npos);
+}
+
+TEST_F(GpuKernels, UnknownKernelAndWrongConfigAreRejected) {
+  WorkloadSpec s;
+  s.m = s.n = s.k = 32;
+  std::unique_ptr<harness::Workload> w;
+  ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
+  GemmOptions o;
+  o.backend = Backend::gpu;
+  o.kernel = "nope";
+  EXPECT_NE(gemm(w->problem(), o).message.find("kernel 'nope' does not exist"), std::string::npos);
+  o.kernel = "warptile";
+  o.config = parse_kernel_config("96x96x16/g8/s2/w8/wt48x48");
+  EXPECT_NE(gemm(w->problem(), o).message.find("kernel warptile has no compiled config 96x96x16"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace tilegemm

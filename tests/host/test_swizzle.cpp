@@ -1,0 +1,58 @@
+// The sm80 kernel's shared-memory swizzle: a permutation of each row's chunks that keeps every
+// read pattern of the kernel free of bank conflicts (see src/kernels/sm80/smem_swizzle.hpp).
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "kernels/sm80/smem_swizzle.hpp"
+
+namespace tilegemm::sm80 {
+namespace {
+
+constexpr int kRowWidths[] = {2, 4, 8, 16, 32, 64};  // chunks per row: 32 B .. 1 KB rows
+
+int bank_group(int byte_offset) { return (byte_offset / 16) % 8; }
+
+TEST(Swizzle, PermutesTheChunksOfEachRowInPlace) {
+  for (int chunks : kRowWidths)
+    for (int row = 0; row < 64; ++row) {
+      std::set<int> offsets;
+      for (int c = 0; c < chunks; ++c) {
+        const int at = swizzled_chunk_offset(row, c, chunks);
+        EXPECT_GE(at, row * chunks * 16);
+        EXPECT_LT(at, (row + 1) * chunks * 16);
+        // ... and inside the chunk's own 128-byte line, so 16-byte writes of a row coalesce.
+        EXPECT_EQ(at / 128, (row * chunks * 16 + c * 16) / 128);
+        offsets.insert(at);
+      }
+      EXPECT_EQ(int(offsets.size()), chunks) << "row " << row << " of " << chunks << " chunks";
+    }
+}
+
+TEST(Swizzle, LdmatrixRowsHitEightDifferentBankGroups) {
+  // ldmatrix: one 16-byte row from each of 8 consecutive tile rows (aligned to 8), same chunk.
+  for (int chunks : kRowWidths)
+    for (int first = 0; first < 64; first += 8)
+      for (int c = 0; c < chunks; ++c) {
+        std::set<int> groups;
+        for (int r = first; r < first + 8; ++r)
+          groups.insert(bank_group(swizzled_chunk_offset(r, c, chunks)));
+        EXPECT_EQ(groups.size(), 8u) << chunks << " chunks/row, rows " << first << "+, chunk " << c;
+      }
+}
+
+TEST(Swizzle, Tf32FragmentReadsHitEightDifferentBankGroups) {
+  // tf32 MN-contiguous fragments: rows r..r+3 (r = 0 or 4 mod 8), chunks {2j, 2j+1} of each.
+  for (int chunks : {8, 16, 32, 64})
+    for (int first = 0; first < 64; first += 4)
+      for (int j = 0; j < chunks / 2; ++j) {
+        std::set<int> groups;
+        for (int r = first; r < first + 4; ++r)
+          for (int c : {2 * j, 2 * j + 1})
+            groups.insert(bank_group(swizzled_chunk_offset(r, c, chunks)));
+        EXPECT_EQ(groups.size(), 8u) << chunks << " chunks/row, rows " << first << "+, pair " << j;
+      }
+}
+
+}  // namespace
+}  // namespace tilegemm::sm80
