@@ -29,6 +29,15 @@ TEST(Swizzle, PermutesTheChunksOfEachRowInPlace) {
     }
 }
 
+TEST(Swizzle, RepeatsEveryPeriodOfRows) {
+  for (int chunks : kRowWidths)
+    for (int row = 0; row < 64; ++row)
+      for (int c = 0; c < chunks; ++c) {
+        EXPECT_EQ(swizzled_chunk_offset(row + kSwizzlePeriod, c, chunks),
+                  swizzled_chunk_offset(row, c, chunks) + kSwizzlePeriod * chunks * 16);
+      }
+}
+
 TEST(Swizzle, LdmatrixRowsHitEightDifferentBankGroups) {
   // ldmatrix: one 16-byte row from each of 8 consecutive tile rows (aligned to 8), same chunk.
   for (int chunks : kRowWidths)

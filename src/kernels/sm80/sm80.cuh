@@ -122,6 +122,7 @@ struct OperandLoader {
   const T* first = nullptr;        // the thread's first element in slice 0
   const T* origin = nullptr;       // element (0, 0) of slice 0: always inside the matrix
   int64_t ld = 0;                  // elements between rows of the tile in global memory
+  int64_t chunk_step = 0;          // elements from one of the thread's chunks to the next
   int64_t slice_step = 0;          // elements from one slice to the next
   int row0 = 0, col0 = 0;          // the thread's first chunk in the tile
   int x_valid = 0;                 // rows (A) or columns (B) of the tile inside the matrix
@@ -132,10 +133,21 @@ struct OperandLoader {
     row0 = threadIdx.x / Tile::kChunksPerRow;
     col0 = (threadIdx.x % Tile::kChunksPerRow) * V;
     ld = CONTIG_K ? stride_x : stride_k;
+    chunk_step = kRowStep * ld;
     slice_step = BK * stride_k;
     origin = tile_origin;
     first = tile_origin + row0 * ld + col0;
     x_valid = valid;
+  }
+
+  // Where chunk p goes in a stage. When the thread's chunks are a whole number of swizzle
+  // periods apart they all sit at one offset from the first: no per-chunk swizzle math.
+  __device__ uint32_t destination(uint32_t stage, int p) const {
+    if constexpr (kRowStep % kSwizzlePeriod == 0) {
+      return Tile::chunk(stage, row0, col0 / V) + p * kRowStep * Tile::kChunksPerRow * 16;
+    } else {
+      return Tile::chunk(stage, row0 + p * kRowStep, col0 / V);
+    }
   }
 
   // Elements of chunk p inside the matrix (0..V), for a slice with k_valid values of K.
@@ -147,14 +159,22 @@ struct OperandLoader {
     return n >= V ? V : (n > 0 ? n : 0);
   }
 
-  // Aligned operands: straight to shared memory, zero-filling outside the matrix.
+  // Aligned operands: straight to shared memory, zero-filling outside the matrix. A slice wholly
+  // inside the matrix (every slice of an interior tile but a partial last one) needs no masks.
   __device__ void copy_async(int64_t kt, int k_valid, uint32_t stage) const {
     const T* slice = first + kt * slice_step;
+    if (x_valid == X && k_valid == BK) {
+#pragma unroll
+      for (int p = 0; p < kPerThread; ++p) {
+        cp_async_16(destination(stage, p), slice + p * chunk_step, 16);
+      }
+      return;
+    }
 #pragma unroll
     for (int p = 0; p < kPerThread; ++p) {
       const int inside = elements_inside(p, k_valid);
-      const T* src = inside > 0 ? slice + p * kRowStep * ld : origin;
-      cp_async_16(Tile::chunk(stage, row0 + p * kRowStep, col0 / V), src, inside * int(sizeof(T)));
+      const T* src = inside > 0 ? slice + p * chunk_step : origin;
+      cp_async_16(destination(stage, p), src, inside * int(sizeof(T)));
     }
   }
 
@@ -164,7 +184,7 @@ struct OperandLoader {
 #pragma unroll
     for (int p = 0; p < kPerThread; ++p) {
       const int inside = elements_inside(p, k_valid);
-      const T* src = slice + p * kRowStep * ld;
+      const T* src = slice + p * chunk_step;
       T values[V];
 #pragma unroll
       for (int j = 0; j < V; ++j) values[j] = j < inside ? src[j] : T(0.0f);
@@ -177,8 +197,7 @@ struct OperandLoader {
   __device__ void store_staged(uint32_t stage) const {
 #pragma unroll
     for (int p = 0; p < kPerThread; ++p) {
-      asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(
-                       Tile::chunk(stage, row0 + p * kRowStep, col0 / V)),
+      asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(destination(stage, p)),
                    "r"(staged[p][0]), "r"(staged[p][1]), "r"(staged[p][2]), "r"(staged[p][3]));
     }
   }
@@ -260,15 +279,16 @@ constexpr int shared_bytes() {
   return pipeline > epilogue ? pipeline : epilogue;
 }
 
-// Run-time facts the host worked out: which copy path each operand takes, whether D takes
-// 16-byte stores.
+// Run-time facts the host worked out about the problem's addresses.
 struct Sm80Flags {
   bool async_copy;  // A and B rows are 16-byte aligned: cp.async; else the staged path
   bool d_aligned;   // D's runs of 8 may be written with 16-byte stores
 };
 
-template <typename T, class S, bool A_CONTIG_K, bool B_CONTIG_K>
-__global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, Sm80Flags flags) {
+// ASYNC: the cp.async path (a compile-time choice, so that the cp.async kernel does not hold
+// the staged path's registers).
+template <typename T, class S, bool A_CONTIG_K, bool B_CONTIG_K, bool ASYNC>
+__global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_aligned) {
   extern __shared__ __align__(128) unsigned char smem[];
   using LoaderA = OperandLoader<T, S::BM, S::BK, S::kThreads, A_CONTIG_K>;
   using LoaderB = OperandLoader<T, S::BN, S::BK, S::kThreads, B_CONTIG_K>;
@@ -296,7 +316,7 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, Sm80Flag
     float acc[kMmaM][kMmaN][4] = {};
     // Slice kt: issued (async) or loaded into registers (staged).
     const auto fetch = [&](int64_t kt, int stage) {
-      if (flags.async_copy) {
+      if constexpr (ASYNC) {
         loader_a.copy_async(kt, k_valid(kt), stage_a(stage));
         loader_b.copy_async(kt, k_valid(kt), stage_b(stage));
       } else {
@@ -322,10 +342,34 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, Sm80Flag
     for (int s = 0; s < S::kStages - 1; ++s) {
       if (s < num_k_tiles) {
         fetch(s, s);
-        if (!flags.async_copy) store_staged(s);
+        if (!ASYNC) store_staged(s);
       }
       cp_async_commit();
     }
+
+    // One mma step of the warp tile: fragments of K values ks*kMmaK.. from the stage, then
+    // (WM/16) x (WN/8) mma.sync.
+    const auto mma_step = [&](int stage, int ks) {
+      uint32_t a[kMmaM][4], b[kMmaN][2];
+#pragma unroll
+      for (int i = 0; i < kMmaM; ++i) {
+        load_a_fragment<T, S::BM, S::BK, A_CONTIG_K>(a[i], stage_a(stage), warp_m0 + i * 16, ks,
+                                                     lane);
+        round_for_mma<T>(a[i]);
+      }
+#pragma unroll
+      for (int j = 0; j < kMmaN; j += 2) {
+        uint32_t pair[4];
+        load_b_fragments<T, S::BN, S::BK, B_CONTIG_K>(pair, stage_b(stage), warp_n0 + j * 8, ks,
+                                                      lane);
+        round_for_mma<T>(pair);
+        b[j][0] = pair[0], b[j][1] = pair[1], b[j + 1][0] = pair[2], b[j + 1][1] = pair[3];
+      }
+#pragma unroll
+      for (int i = 0; i < kMmaM; ++i)
+#pragma unroll
+        for (int j = 0; j < kMmaN; ++j) mma<T>(acc[i][j], a[i], b[j]);
+    };
 
     // Mainloop.
     for (int64_t kt = 0; kt < num_k_tiles; ++kt) {
@@ -333,35 +377,18 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, Sm80Flag
       // done with the stage of slice kt-1, which the next fetch overwrites.
       cp_async_wait<S::kStages - 2>();
       __syncthreads();
+      const int stage = int(kt % S::kStages);
       const int64_t next = kt + S::kStages - 1;
       const int next_stage = int(next % S::kStages);
+      // The first mma step goes out before the copies for slice kt + num_stages - 1: right after
+      // the barrier every warp is at the same point, and issuing the copies first would leave
+      // the tensor cores idle while all of them do.
+      mma_step(stage, 0);
       if (next < num_k_tiles) fetch(next, next_stage);
       cp_async_commit();
-
-      const int stage = int(kt % S::kStages);
 #pragma unroll
-      for (int ks = 0; ks < S::BK / kMmaK; ++ks) {
-        uint32_t a[kMmaM][4], b[kMmaN][2];
-#pragma unroll
-        for (int i = 0; i < kMmaM; ++i) {
-          load_a_fragment<T, S::BM, S::BK, A_CONTIG_K>(a[i], stage_a(stage), warp_m0 + i * 16, ks,
-                                                       lane);
-          round_for_mma<T>(a[i]);
-        }
-#pragma unroll
-        for (int j = 0; j < kMmaN; j += 2) {
-          uint32_t pair[4];
-          load_b_fragments<T, S::BN, S::BK, B_CONTIG_K>(pair, stage_b(stage), warp_n0 + j * 8, ks,
-                                                        lane);
-          round_for_mma<T>(pair);
-          b[j][0] = pair[0], b[j][1] = pair[1], b[j + 1][0] = pair[2], b[j + 1][1] = pair[3];
-        }
-#pragma unroll
-        for (int i = 0; i < kMmaM; ++i)
-#pragma unroll
-          for (int j = 0; j < kMmaN; ++j) mma<T>(acc[i][j], a[i], b[j]);
-      }
-      if (!flags.async_copy && next < num_k_tiles) store_staged(next_stage);
+      for (int ks = 1; ks < S::BK / kMmaK; ++ks) mma_step(stage, ks);
+      if (!ASYNC && next < num_k_tiles) store_staged(next_stage);
     }
 
     // Epilogue: accumulators -> shared memory (the pipeline's stages are free once every copy
@@ -396,7 +423,7 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, Sm80Flag
         run[j] = d_row_major ? tile_out[m * kPitch + n + j] : tile_out[(m + j) * kPitch + n];
       }
       epilogue_store_run(args.epilogue, batch, row0 + m, col0 + n, inside < 8 ? inside : 8,
-                         flags.d_aligned, run);
+                         d_aligned, run);
     }
     __syncthreads();  // the next batch entry's prologue reuses the shared memory
   }
@@ -405,7 +432,7 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, Sm80Flag
 // ---- launch -------------------------------------------------------------------------------
 
 // Launches the instantiation for input type T and compiled shape S; the caller matched the
-// config. The layouts pick one of four kernels.
+// config. The layouts and the copy path pick one of eight kernels.
 template <class S, typename T>
 Status launch_shape(const GemmArgs& args, Sm80Flags flags, cudaStream_t stream) {
   const bool a_contig_k = args.a.stride.col == 1;  // row-major A
@@ -413,19 +440,23 @@ Status launch_shape(const GemmArgs& args, Sm80Flags flags, cudaStream_t stream) 
   const dim3 grid = program_grid(args, S::BM, S::BN);
   constexpr int kSmem = shared_bytes<S, T>();
   Status status;
-  auto go = [&](auto a_k, auto b_k) {
-    auto* kernel = sm80_gemm<T, S, decltype(a_k)::value, decltype(b_k)::value>;
+  auto go = [&](auto a_k, auto b_k, auto async) {
+    auto* kernel =
+        sm80_gemm<T, S, decltype(a_k)::value, decltype(b_k)::value, decltype(async)::value>;
     // More than 48 KB of dynamic shared memory must be asked for, per kernel.
     status = cuda_status(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem),
         "sm80_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
     if (!status.ok()) return;
-    kernel<<<grid, S::kThreads, kSmem, stream>>>(args, flags);
+    kernel<<<grid, S::kThreads, kSmem, stream>>>(args, flags.d_aligned);
     status = check_launch("sm80_gemm");
   };
   using Yes = std::true_type;
   using No = std::false_type;
-  auto with_b = [&](auto a_k) { b_contig_k ? go(a_k, Yes{}) : go(a_k, No{}); };
+  auto with_copy = [&](auto a_k, auto b_k) {
+    flags.async_copy ? go(a_k, b_k, Yes{}) : go(a_k, b_k, No{});
+  };
+  auto with_b = [&](auto a_k) { b_contig_k ? with_copy(a_k, Yes{}) : with_copy(a_k, No{}); };
   a_contig_k ? with_b(Yes{}) : with_b(No{});
   return status;
 }

@@ -12,11 +12,12 @@
 //   cp.async       consecutive threads write consecutive chunks of a row: the swizzle only permutes
 //                  chunks inside a row (and inside its 128-byte line), so a row stays whole.
 //
-// The swizzle is physical_chunk = chunk XOR key(row). Rows of 8 chunks or more (128 bytes and up)
-// use key = (2 * row + row / 4) % 8: over 8 aligned rows it takes every value once (ldmatrix), and
-// rows r..r+3 get keys two apart, so the pairs {2j, 2j+1} they read never meet (tf32). Shorter
-// rows share a 128-byte line with their neighbours (rows_per_line of them), so the key only has
-// to tell the lines apart: key = (row / rows_per_line) % chunks_per_row.
+// The swizzle is physical_chunk = chunk XOR key(row), with a key that repeats every 8 rows.
+// Rows of 8 chunks or more (128 bytes and up) use key = 2 * (row % 4) + (row / 4) % 2: over 8
+// aligned rows it takes every value once (ldmatrix), and rows r..r+3 get keys two apart, so the
+// pairs {2j, 2j+1} they read never meet (tf32). Shorter rows share a 128-byte line with their
+// neighbours (rows_per_line of them), so the key only has to tell the lines apart:
+// key = (row / rows_per_line) % chunks_per_row.
 #pragma once
 
 #include "schedule/tile_order.hpp"  // TILEGEMM_HOST_DEVICE
@@ -24,10 +25,14 @@
 namespace tilegemm::sm80 {
 
 TILEGEMM_HOST_DEVICE constexpr int swizzle_key(int row, int chunks_per_row) {
-  if (chunks_per_row >= 8) return (2 * row + row / 4) % 8;
+  if (chunks_per_row >= 8) return 2 * (row % 4) + (row / 4) % 2;
   const int rows_per_line = 8 / chunks_per_row;
   return (row / rows_per_line) % chunks_per_row;
 }
+
+// Keys repeat every kSwizzlePeriod rows: moving kSwizzlePeriod rows down moves every chunk by
+// the same number of bytes.
+inline constexpr int kSwizzlePeriod = 8;
 
 // Byte offset of logical chunk `chunk` of row `row`.
 TILEGEMM_HOST_DEVICE constexpr int swizzled_chunk_offset(int row, int chunk, int chunks_per_row) {
