@@ -18,7 +18,7 @@ namespace {
 
 struct BenchOptions {
   std::string suite = "square", shapes_file, dtype = "bf16", layouts = "NN", kernel = "auto";
-  std::string config, csv, json, plot;
+  std::string config, autotune, csv, json, plot;
   int reps = 20;
 };
 
@@ -117,27 +117,14 @@ void bench_command(const BenchOptions& o) {
   Layout la, lb;
   layouts_option(o.layouts, &la, &lb);
   if (o.reps < 1) fail("--reps must be >= 1");
-  std::vector<BenchShape> shapes;
-  if (!o.shapes_file.empty()) {
-    std::ifstream in(o.shapes_file);
-    if (!in) fail("--shapes '" + o.shapes_file + "' cannot be read");
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string error;
-    shapes = parse_shapes(text.str(), &error);
-    if (shapes.empty()) fail("--shapes '" + o.shapes_file + "': " + error);
-  } else {
-    auto s = suite_shapes(o.suite);
-    if (!s)
-      fail("--suite '" + o.suite + "' is not a suite (square, unaligned, skinny, llm, longk, all)");
-    shapes = *s;
-  }
+  std::vector<BenchShape> shapes = shapes_option(o.suite, o.shapes_file);
   // fp32 at 16384^3 takes minutes per shape on CUDA cores, as in the anchors: left out.
   if (dtype == DType::fp32) std::erase_if(shapes, [](const BenchShape& s) { return s.m == 16384; });
   GemmOptions options;
   options.backend = Backend::gpu;
   options.kernel = o.kernel;
   options.config = config_option(o.config);
+  options.autotune = autotune_option(o.autotune);
   if (devices().empty()) fail("bench needs a CUDA device (it compares with cuBLAS)");
 
   GpuTimer timer;
@@ -195,11 +182,15 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--suite", o.suite, "square, unaligned, skinny, llm, longk or all")
       ->capture_default_str();
   cmd->add_option("--shapes", o.shapes_file, "file of 'M N K' lines (replaces --suite)");
-  cmd->add_option("--dtype", o.dtype, "fp32, fp16 or bf16 (A, B, C and D)")->capture_default_str();
+  cmd->add_option("--dtype", o.dtype,
+                  "fp32, fp16, bf16 or tf32 (A and B; C and D the same, fp32 for tf32)")
+      ->capture_default_str();
   cmd->add_option("--layouts", o.layouts, "NN, NT, TN or TT (T = column-major operand)")
       ->capture_default_str();
   cmd->add_option("--kernel", o.kernel, "tilegemm kernel or auto")->capture_default_str();
   cmd->add_option("--config", o.config, "kernel config (default: the kernel's choice)");
+  cmd->add_option("--autotune", o.autotune,
+                  "off, on-miss or always (default: $TILEGEMM_AUTOTUNE, else off)");
   cmd->add_option("--reps", o.reps, "timed repetitions per implementation")->capture_default_str();
   cmd->add_option("--csv", o.csv, "write the table as CSV");
   cmd->add_option("--json", o.json, "write the table as JSON");

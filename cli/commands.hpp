@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "bench_suites.hpp"
 #include "harness/workload.hpp"
 
 namespace tilegemm::cli {
@@ -13,6 +14,7 @@ void add_info_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_explain_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_tune_command(CLI::App& app);
 
 // Exit codes: 0 ok, 1 check failed, 2 bad arguments or a library error.
 constexpr int kExitCheckFailed = 1;
@@ -36,6 +38,10 @@ void activation_option(const std::string& value, Activation* activation, float* 
 
 // "--config" (empty = the kernel's choice).
 std::optional<KernelConfig> config_option(const std::string& value);
+// "--autotune" (empty = $TILEGEMM_AUTOTUNE, else off).
+std::optional<AutotunePolicy> autotune_option(const std::string& value);
+// The shapes of "--shapes FILE" when given, else of "--suite NAME".
+std::vector<BenchShape> shapes_option(const std::string& suite, const std::string& shapes_file);
 // Refuses element types the library does not take yet (tf32, fp8, ...) before any data is drawn,
 // with the library's own message.
 void check_types(DType input, DType output);

@@ -1,5 +1,7 @@
 // tilegemm: run, time, check and explain GEMMs from the command line.
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
 #include "commands.hpp"
 
@@ -63,6 +65,30 @@ std::optional<KernelConfig> config_option(const std::string& value) {
   return config;
 }
 
+std::optional<AutotunePolicy> autotune_option(const std::string& value) {
+  if (value.empty()) return std::nullopt;
+  auto policy = parse_autotune_policy(value);
+  if (!policy) fail("--autotune '" + value + "' must be off, on-miss or always");
+  return policy;
+}
+
+std::vector<BenchShape> shapes_option(const std::string& suite, const std::string& shapes_file) {
+  if (!shapes_file.empty()) {
+    std::ifstream in(shapes_file);
+    if (!in) fail("--shapes '" + shapes_file + "' cannot be read");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string error;
+    auto shapes = parse_shapes(text.str(), &error);
+    if (shapes.empty()) fail("--shapes '" + shapes_file + "': " + error);
+    return shapes;
+  }
+  auto shapes = suite_shapes(suite);
+  if (!shapes)
+    fail("--suite '" + suite + "' is not a suite (square, unaligned, skinny, llm, longk, all)");
+  return *shapes;
+}
+
 void check_types(DType input, DType output) {
   GemmProblem types;  // sizeless: validate() stops after the type checks
   types.a.dtype = types.b.dtype = input;
@@ -96,6 +122,7 @@ int main(int argc, char** argv) {
   add_run_command(app);
   add_explain_command(app);
   add_bench_command(app);
+  add_tune_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

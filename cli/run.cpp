@@ -16,7 +16,7 @@ struct RunOptions {
   std::string dtype = "fp32", out_dtype, layout_a = "row", layout_b = "row", layout_c = "row";
   int64_t lda = 0, ldb = 0, ldc = 0;
   float alpha = 1.0f, beta = 0.0f;
-  std::string activation = "none", backend = "auto", kernel = "auto", config;
+  std::string activation = "none", backend = "auto", kernel = "auto", config, autotune;
   bool bias = false, check = false, json = false, in_place = false;
   int reps = 0;
   uint64_t seed = 1;
@@ -29,8 +29,8 @@ void run_command(const RunOptions& o) {
   spec.k = o.k;
   spec.batch_count = o.batch;
   spec.input_dtype = dtype_option("--dtype", o.dtype);
-  spec.output_dtype =
-      o.out_dtype.empty() ? harness::default_output_dtype(spec.input_dtype) : dtype_option("--out-dtype", o.out_dtype);
+  spec.output_dtype = o.out_dtype.empty() ? harness::default_output_dtype(spec.input_dtype)
+                                          : dtype_option("--out-dtype", o.out_dtype);
   spec.layout_a = layout_option("--layout-a", o.layout_a);
   spec.layout_b = layout_option("--layout-b", o.layout_b);
   spec.layout_c = layout_option("--layout-c", o.layout_c);
@@ -47,6 +47,7 @@ void run_command(const RunOptions& o) {
   options.backend = backend_option(o.backend);
   options.kernel = o.kernel;
   options.config = config_option(o.config);
+  options.autotune = autotune_option(o.autotune);
   if (spec.m < 0 || spec.n < 0 || spec.k < 0) fail("M, N and K must be >= 0");
   if (spec.batch_count < 1) fail("--batch must be >= 1");
 
@@ -112,6 +113,8 @@ void run_command(const RunOptions& o) {
                         {"backend", to_string(report.backend)},
                         {"kernel", report.kernel},
                         {"config", to_string(report.config)},
+                        {"config_source", report.config_source},
+                        {"tuning_key", report.tuning_key},
                         {"reps", reps},
                         {"median_ms", ms},
                         {"tflops", tflops}};
@@ -130,9 +133,10 @@ void run_command(const RunOptions& o) {
                 std::string(to_string(spec.layout_a)).c_str(),
                 std::string(to_string(spec.layout_b)).c_str(),
                 std::string(to_string(spec.layout_c)).c_str());
-    std::printf("backend: %s  kernel: %s  config: %s\n",
+    std::printf("backend: %s  kernel: %s  config: %s%s%s\n",
                 std::string(to_string(report.backend)).c_str(), report.kernel.c_str(),
-                to_string(report.config).c_str());
+                to_string(report.config).c_str(),
+                report.config_source.empty() ? "" : "  from: ", report.config_source.c_str());
     std::printf("time: %.4f ms (median of %d)  %.2f TFLOP/s\n", ms, reps, tflops);
     if (o.check) {
       std::printf(
@@ -152,8 +156,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("M", o.m, "rows of A and D")->required();
   cmd->add_option("N", o.n, "columns of B and D")->required();
   cmd->add_option("K", o.k, "columns of A, rows of B")->required();
-  cmd->add_option("--dtype", o.dtype, "A/B element type: fp32, fp16, bf16")->capture_default_str();
-  cmd->add_option("--out-dtype", o.out_dtype, "C/D element type (default: --dtype)");
+  cmd->add_option("--dtype", o.dtype, "A/B element type: fp32, fp16, bf16, tf32")
+      ->capture_default_str();
+  cmd->add_option("--out-dtype", o.out_dtype, "C/D element type (default: --dtype; fp32 for tf32)");
   cmd->add_option("--layout-a", o.layout_a, "row or col")->capture_default_str();
   cmd->add_option("--layout-b", o.layout_b, "row or col")->capture_default_str();
   cmd->add_option("--layout-c", o.layout_c, "row or col (C and D)")->capture_default_str();
@@ -171,6 +176,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--kernel", o.kernel, "GPU kernel (see `tilegemm info`) or auto")
       ->capture_default_str();
   cmd->add_option("--config", o.config, "kernel config, e.g. 128x128x16/g8/s2/w8/wt64x32");
+  cmd->add_option("--autotune", o.autotune,
+                  "off, on-miss or always (default: $TILEGEMM_AUTOTUNE, else off)");
   cmd->add_flag("--check", o.check, "compare with the float64 reference; exit 1 on failure");
   cmd->add_option("--reps", o.reps, "timed repetitions (default 20 on GPU, 3 on CPU)");
   cmd->add_option("--seed", o.seed, "random seed of the inputs")->capture_default_str();

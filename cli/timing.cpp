@@ -10,55 +10,6 @@
 
 namespace tilegemm::cli {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const size_t mid = v.size() / 2;
-  return v.size() % 2 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
-}
-
-GpuTimer::GpuTimer() {
-  int device = 0, l2 = 0;
-  cudaGetDevice(&device);
-  cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device);
-  flush_bytes_ = std::max<size_t>(size_t(l2) * 2, 64u << 20);
-  if (cudaMalloc(&flush_buffer_, flush_bytes_) != cudaSuccess) flush_buffer_ = nullptr;
-  cudaEventCreate(reinterpret_cast<cudaEvent_t*>(&start_));
-  cudaEventCreate(reinterpret_cast<cudaEvent_t*>(&stop_));
-}
-
-GpuTimer::~GpuTimer() {
-  cudaFree(flush_buffer_);
-  cudaEventDestroy(static_cast<cudaEvent_t>(start_));
-  cudaEventDestroy(static_cast<cudaEvent_t>(stop_));
-}
-
-void GpuTimer::flush_l2() {
-  if (flush_buffer_) cudaMemsetAsync(flush_buffer_, 0, flush_bytes_);
-}
-
-std::vector<double> GpuTimer::median_ms(const std::vector<Enqueue>& work, int reps, int warmup) {
-  for (int i = 0; i < warmup; ++i)
-    for (const auto& w : work) w();
-  std::vector<std::vector<double>> times(work.size());
-  auto start = static_cast<cudaEvent_t>(start_), stop = static_cast<cudaEvent_t>(stop_);
-  for (int r = 0; r < reps; ++r) {
-    for (size_t i = 0; i < work.size(); ++i) {
-      flush_l2();
-      cudaEventRecord(start);
-      work[i]();
-      cudaEventRecord(stop);
-      cudaEventSynchronize(stop);
-      float ms = 0.0f;
-      cudaEventElapsedTime(&ms, start, stop);
-      times[i].push_back(ms);
-    }
-  }
-  std::vector<double> out;
-  for (auto& t : times) out.push_back(median(t));
-  return out;
-}
-
 double measure_copy_bandwidth_gbs(GpuTimer& timer) {
   const size_t bytes = size_t(1) << 30;
   void *src = nullptr, *dst = nullptr;

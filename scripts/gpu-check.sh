@@ -56,11 +56,12 @@ fi
   "$BUILD/tilegemm" run 1000 1000 1000 --dtype fp16 --layout-a col --bias --activation gelu --beta 1 --check
   # Memory and shared-memory race checks on small problems, every kernel.
   if [ -z "${SKIP_SANITIZER:-}" ] && command -v compute-sanitizer > /dev/null; then
-    # "kernel:dtype:extra run options". memcheck's 130x70x45 has unaligned rows (the staged copy
-    # path) unless the leading dims say otherwise; racecheck's 200x136x64 takes cp.async.
-    for case in naive:bf16: smem:bf16: tile2d:bf16: warptile:bf16: warptile:fp32: \
-                sm80:bf16: sm80:tf32: "sm80:fp16:--layout-a col --lda 136 --ldb 48" \
-                "sm80:bf16:--config 128x256x32/g8/s4/w8/wt64x64"; do
+    # "kernel:dtype:extra run options", cases separated by '|' (SANITIZER_CASES overrides).
+    # memcheck's 130x70x45 has unaligned rows (the staged copy path) unless the leading dims
+    # say otherwise; racecheck's 200x136x64 takes cp.async.
+    cases=${SANITIZER_CASES:-"naive:bf16:|smem:bf16:|tile2d:bf16:|warptile:bf16:|warptile:fp32:|sm80:bf16:|sm80:tf32:|sm80:fp16:--layout-a col --lda 136 --ldb 48|sm80:bf16:--config 128x256x32/g8/s4/w8/wt64x64"}
+    IFS='|' read -r -a case_list <<< "$cases"
+    for case in "${case_list[@]}"; do
       IFS=: read -r kernel dtype extra <<< "$case"
       # shellcheck disable=SC2086
       compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD/tilegemm" run 130 70 45 \
@@ -112,7 +113,7 @@ python3 bench/plot.py "$OUT/bench.csv" "$OUT/square.png" > /dev/null 2>&1 ||
 
 # SASS: which instructions the production kernels use, and any local-memory traffic.
 : > "$OUT/sass.txt"
-for unit in warptile_fp32 sm80_bf16 sm80_tf32; do
+for unit in warptile_fp32 sm80_bf16_async sm80_tf32_async; do
   obj=$(find "$BUILD" -name "$unit.cu.o" | head -1)
   [ -n "$obj" ] || continue
   cuobjdump --dump-sass "$obj" > "$OUT/sass-$unit.txt" 2>&1

@@ -16,7 +16,7 @@ Status gemm(const GemmProblem& problem, const GemmOptions& options, GemmReport* 
               "kernel '" + options.kernel + "' is a GPU kernel; the CPU backend takes 'auto'"};
     }
     const KernelConfig config = options.config ? *options.config : cpu::default_config();
-    if (report) *report = {Backend::cpu, "cpu", config};
+    if (report) *report = {Backend::cpu, "cpu", config, options.config ? "given" : "default", ""};
     return cpu::run(problem, config);
   }
   if (gpu::device_count() == 0) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +31,14 @@ std::string_view to_string(Backend backend);
 std::optional<DType> parse_dtype(std::string_view text);
 std::optional<Layout> parse_layout(std::string_view text);
 std::optional<Backend> parse_backend(std::string_view text);
+
+// When gemm() times configs to choose one (the autotuner; docs/autotuning.md):
+//   off      the heuristic only (a committed table of tuned results, then simple rules)
+//   on_miss  tune the first time a tuning key is seen, then use the cached winner
+//   always   tune on every call (and refresh the cache)
+enum class AutotunePolicy { off, on_miss, always };
+std::string_view to_string(AutotunePolicy policy);
+std::optional<AutotunePolicy> parse_autotune_policy(std::string_view text);  // off|on-miss|always
 // Size in bytes of one element of `dtype` as stored in memory (tf32 is stored as fp32).
 int dtype_size(DType dtype);
 
@@ -83,7 +92,9 @@ struct Status {
 struct GemmOptions {
   Backend backend = Backend::automatic;
   std::string kernel = "auto";         // a kernel name from available_kernels(), or "auto"
-  std::optional<KernelConfig> config;  // nullopt: the kernel's default for this problem
+  std::optional<KernelConfig> config;  // nullopt: chosen by the autotune policy
+  // nullopt: $TILEGEMM_AUTOTUNE (off | on-miss | always), else off.
+  std::optional<AutotunePolicy> autotune;
 };
 
 // What a call ran (filled by gemm() when `report` is given).
@@ -91,7 +102,33 @@ struct GemmReport {
   Backend backend = Backend::cpu;
   std::string kernel;
   KernelConfig config;
+  std::string config_source;  // "given", "heuristic", "cache" or "tuned"
+  std::string tuning_key;     // the autotuner's key for this call (GPU backend)
 };
+
+// One config the autotuner timed.
+struct TuneCandidate {
+  std::string kernel;
+  KernelConfig config;
+  double ms = 0.0;  // median time; 0 when it was dropped
+  double tflops = 0.0;
+  std::string dropped;     // why it was not a candidate for the win (empty: it was)
+  bool heuristic = false;  // the config the heuristic would have picked
+};
+
+struct TuneResult {
+  std::string tuning_key;
+  std::vector<TuneCandidate> candidates;  // timed ones fastest first, then the dropped ones
+  std::vector<std::string> pruned;        // configs not timed, each with the rule that pruned it
+  double seconds = 0.0;                   // wall time of the tuning
+  std::string cache_file;                 // where the winner was stored ("" if it was not)
+};
+
+// Times every candidate config for `problem` (on scratch output: D is not written), stores the
+// winner in the tuning cache, and reports all of them. options.kernel narrows the search to one
+// kernel; options.config is ignored. `progress(done, total)` is called after each candidate.
+Status tune(const GemmProblem& problem, const GemmOptions& options, TuneResult* result,
+            const std::function<void(int, int)>& progress = {});
 
 // Checks the problem without running it: the same checks gemm() makes first.
 Status validate(const GemmProblem& problem);
@@ -106,7 +143,7 @@ struct KernelInfo {
   std::string description;
   KernelConfig default_config;
   std::vector<KernelConfig> configs;  // every config this build instantiates
-  std::vector<DType> input_dtypes;     // dtypes of A and B it takes (each config takes them all)
+  std::vector<DType> input_dtypes;    // dtypes of A and B it takes (each config takes them all)
 };
 
 // The GPU kernels compiled into this build (empty list when built without CUDA).

@@ -82,19 +82,6 @@ int64_t storage_elements(Layout layout, int64_t rows, int64_t cols, int64_t ld, 
   return (batch_count - 1) * batch_stride + one;
 }
 
-double tolerance_for(DType input_dtype, DType output_dtype) {
-  // tf32 rounds every input to 10 mantissa bits, as fp16 does.
-  if (input_dtype == DType::tf32 && output_dtype == DType::fp32) return 2e-3;
-  switch (output_dtype) {
-    case DType::fp16:
-      return 2e-3;  // unit roundoff 2^-11
-    case DType::bf16:
-      return 1e-2;  // unit roundoff 2^-8
-    default:
-      return 1e-4;
-  }
-}
-
 DType default_output_dtype(DType input_dtype) {
   return input_dtype == DType::tf32 ? DType::fp32 : input_dtype;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "problem/tolerance.hpp"
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm::harness {
@@ -62,10 +63,8 @@ class Workload {
       dev_d_{nullptr, nullptr}, dev_bias_{nullptr, nullptr};
 };
 
-// Relative-error limit for a result stored as `output_dtype` (fp32 accumulation throughout):
-// a few units of rounding of the output type, and 1e-4 for fp32 accumulation over long K;
-// tf32 inputs (rounded to 10 mantissa bits in the tensor cores) allow 2e-3.
-double tolerance_for(DType input_dtype, DType output_dtype);
+// Relative-error limit of a result (src/problem/tolerance.hpp).
+using tilegemm::tolerance_for;
 
 // D's dtype when the caller names none: the input type, fp32 for tf32 inputs.
 DType default_output_dtype(DType input_dtype);

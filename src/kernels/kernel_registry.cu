@@ -7,6 +7,7 @@
 #include "kernels/cuda_check.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "schedule/tile_order.hpp"
+#include "tune/autotuner.hpp"
 
 namespace tilegemm::gpu {
 
@@ -25,8 +26,6 @@ int device_count() {
   return count;
 }
 
-namespace {
-
 int current_sm_count() {
   int device = 0, sms = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
@@ -36,60 +35,37 @@ int current_sm_count() {
   return sms;
 }
 
-// The heuristic until the autotuner exists: the config with the largest tile that still gives
-// every SM a program (larger tiles reuse each loaded byte more), else the one with the most
-// programs. Among equal areas the tile whose aspect follows the problem's (tall for M > N).
-KernelConfig default_config(const Kernel& kernel, const GemmProblem& p) {
-  const int64_t sms = current_sm_count();
-  std::vector<KernelConfig> by_area = kernel.info.configs;
-  const bool tall = p.m > p.n;
-  std::stable_sort(
-      by_area.begin(), by_area.end(), [&](const KernelConfig& x, const KernelConfig& y) {
-        const int64_t ax = int64_t(x.block_m) * x.block_n, ay = int64_t(y.block_m) * y.block_n;
-        if (ax != ay) return ax > ay;
-        return tall ? x.block_m > y.block_m : x.block_n > y.block_n;
-      });
-  for (const KernelConfig& c : by_area) {
-    if (num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count >= sms) return c;
-  }
-  return by_area.back();
-}
-
-// "auto": the tensor-core kernel for the types it takes, when the device has one; else warptile.
-const Kernel* find_kernel(const std::string& name);
-const Kernel* auto_kernel(const GemmProblem& p) {
-  const Kernel* sm80 = find_kernel("sm80");
-  if (sm80 && sm80->can_implement(p, sm80->info.default_config).empty()) return sm80;
-  return find_kernel("warptile");
-}
-
 const Kernel* find_kernel(const std::string& name) {
   for (const Kernel& k : kernels())
     if (k.info.name == name) return &k;
   return nullptr;
 }
 
-}  // namespace
+const Kernel* auto_kernel(const GemmProblem& p) {
+  const Kernel* sm80 = find_kernel("sm80");
+  if (sm80 && sm80->can_implement(p, sm80->info.default_config).empty()) return sm80;
+  return find_kernel("warptile");
+}
 
-Status run(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {
-  const bool automatic = options.kernel.empty() || options.kernel == "auto";
-  const Kernel* kernel = automatic ? auto_kernel(p) : find_kernel(options.kernel);
-  if (kernel == nullptr) {
-    std::string list;
-    for (const Kernel& k : kernels()) list += " " + k.info.name;
-    return {StatusCode::invalid_argument,
-            "kernel '" + options.kernel + "' does not exist; available: auto" + list};
-  }
-  KernelConfig config = options.config ? *options.config : default_config(*kernel, p);
-  if (std::string why = kernel->can_implement(p, config); !why.empty()) {
+Status launch(const Kernel& kernel, const GemmProblem& p, const KernelConfig& config) {
+  if (std::string why = kernel.can_implement(p, config); !why.empty()) {
     return {StatusCode::invalid_argument, why};
   }
   if (num_tiles(p.m, p.n, config.block_m, config.block_n) > INT_MAX) {
     return {StatusCode::not_supported, "the problem has more output tiles than one launch holds"};
   }
-  if (report) *report = {Backend::gpu, kernel->info.name, config};
   if (p.m == 0 || p.n == 0) return Status::success();
-  return kernel->launch(make_gemm_args(p, config.group_size_m), config, p.stream);
+  return kernel.launch(make_gemm_args(p, config.group_size_m), config, p.stream);
+}
+
+Status run(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {
+  autotune::Choice choice;
+  if (Status s = autotune::choose(p, options, &choice); !s.ok()) return s;
+  if (report) {
+    *report = {Backend::gpu, choice.kernel->info.name, choice.config, choice.source,
+               choice.source == "given" ? std::string() : autotune::to_string(choice.key)};
+  }
+  return launch(*choice.kernel, p, choice.config);
 }
 
 }  // namespace tilegemm::gpu

@@ -19,6 +19,13 @@ struct Kernel {
   // Empty when the config and the problem fit; else why not (names the config or argument).
   std::function<std::string(const GemmProblem&, const KernelConfig&)> can_implement;
   Launcher launch;
+  // What the autotuner's pruning needs to know (src/tune/config_space.hpp).
+  bool tensor_cores = false;  // CUDA-core kernels cannot pay where a tensor-core one runs
+  bool production = true;     // false: a teaching generation, never worth timing
+  // Dynamic shared memory of a config for inputs of a dtype (0: static, always fits).
+  std::function<int64_t(const KernelConfig&, DType)> shared_bytes = [](const KernelConfig&, DType) {
+    return 0;
+  };
 };
 
 // Each kernel file defines one of these.
@@ -30,8 +37,20 @@ Kernel sm80_kernel();
 
 const std::vector<Kernel>& kernels();
 
+const Kernel* find_kernel(const std::string& name);
+
+// The kernel "auto" means for this problem: the tensor-core kernel for the types it takes, when
+// the device has one; else warptile.
+const Kernel* auto_kernel(const GemmProblem& problem);
+
 // Runs a validated problem on the GPU: picks the kernel ("auto" or by name) and config.
 Status run(const GemmProblem& problem, const GemmOptions& options, GemmReport* report);
+
+// Launches one kernel and config on a validated problem (no choice made): checks can_implement.
+Status launch(const Kernel& kernel, const GemmProblem& problem, const KernelConfig& config);
+
+// SMs of the current device (132 if it cannot be read).
+int current_sm_count();
 
 // Number of CUDA devices (0 when none or no driver).
 int device_count();

@@ -69,6 +69,25 @@ std::optional<Backend> parse_backend(std::string_view s) {
   return std::nullopt;
 }
 
+std::string_view to_string(AutotunePolicy policy) {
+  switch (policy) {
+    case AutotunePolicy::off:
+      return "off";
+    case AutotunePolicy::on_miss:
+      return "on-miss";
+    case AutotunePolicy::always:
+      return "always";
+  }
+  return "?";
+}
+
+std::optional<AutotunePolicy> parse_autotune_policy(std::string_view s) {
+  for (AutotunePolicy p : {AutotunePolicy::off, AutotunePolicy::on_miss, AutotunePolicy::always}) {
+    if (s == to_string(p)) return p;
+  }
+  return std::nullopt;
+}
+
 int dtype_size(DType dtype) {
   switch (dtype) {
     case DType::fp16:

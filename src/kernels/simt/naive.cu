@@ -45,9 +45,10 @@ Status launch(const GemmArgs& args, const KernelConfig&, void* stream) {
 
 namespace tilegemm::gpu {
 Kernel naive_kernel() {
-  return compiled_configs_kernel(
+  Kernel kernel = compiled_configs_kernel(
       "naive", "SIMT gen 1: one thread per output, operands from global memory",
-      simt::kSimtInputDtypes,
-      {*parse_kernel_config("16x16x1/g8/s1/w8")}, simt::launch);
+      simt::kSimtInputDtypes, {*parse_kernel_config("16x16x1/g8/s1/w8")}, simt::launch);
+  kernel.production = false;  // a teaching generation: warptile supersedes it
+  return kernel;
 }
 }  // namespace tilegemm::gpu

@@ -51,9 +51,10 @@ Status launch(const GemmArgs& args, const KernelConfig&, void* stream) {
 
 namespace tilegemm::gpu {
 Kernel smem_kernel() {
-  return compiled_configs_kernel(
+  Kernel kernel = compiled_configs_kernel(
       "smem", "SIMT gen 2: 32x32 shared-memory tiles, one output per thread",
-      simt::kSimtInputDtypes,
-      {*parse_kernel_config("32x32x32/g8/s1/w32")}, simt::launch);
+      simt::kSimtInputDtypes, {*parse_kernel_config("32x32x32/g8/s1/w32")}, simt::launch);
+  kernel.production = false;  // a teaching generation: warptile supersedes it
+  return kernel;
 }
 }  // namespace tilegemm::gpu

@@ -81,9 +81,10 @@ Status launch(const GemmArgs& args, const KernelConfig&, void* stream) {
 
 namespace tilegemm::gpu {
 Kernel tile2d_kernel() {
-  return compiled_configs_kernel(
+  Kernel kernel = compiled_configs_kernel(
       "tile2d", "SIMT gen 3: 128x128 tiles, 8x8 outputs per thread in registers",
-      simt::kSimtInputDtypes,
-      {*parse_kernel_config("128x128x8/g8/s1/w8")}, simt::launch);
+      simt::kSimtInputDtypes, {*parse_kernel_config("128x128x8/g8/s1/w8")}, simt::launch);
+  kernel.production = false;  // a teaching generation: warptile supersedes it
+  return kernel;
 }
 }  // namespace tilegemm::gpu

@@ -39,7 +39,6 @@ namespace tilegemm::gpu {
 Kernel warptile_kernel() {
   return compiled_configs_kernel(
       "warptile", "SIMT gen 4: warp tiles, 16-byte loads, double-buffered K loop (production fp32)",
-      simt::kSimtInputDtypes,
-      simt::warptile::compiled_configs(), simt::warptile::launch);
+      simt::kSimtInputDtypes, simt::warptile::compiled_configs(), simt::warptile::launch);
 }
 }  // namespace tilegemm::gpu

@@ -1,6 +1,6 @@
 // The sm80 tensor-core kernel: config matching, copy-path choice and launch. The kernel is in
-// sm80.cuh; its instantiations are compiled per input type in sm80_fp16.cu, sm80_bf16.cu and
-// sm80_tf32.cu.
+// sm80.cuh; its instantiations are compiled per input type and copy path in
+// sm80_<fp16|bf16|tf32>_<async|staged>.cu.
 #include "kernels/sm80/sm80.cuh"
 #include "problem/alignment.hpp"
 
@@ -20,13 +20,18 @@ Status launch(const GemmArgs& args, const KernelConfig& config, void* stream) {
   const Sm80Flags flags{rows_aligned(args.a, element_size) && rows_aligned(args.b, element_size),
                         rows_aligned(args.epilogue.d, dtype_size(args.epilogue.d.dtype))};
   const auto s = static_cast<cudaStream_t>(stream);
+  const auto go = [&](auto t) {
+    using T = decltype(t);
+    return flags.async_copy ? launch_for_type<T, true>(args, config, flags.d_aligned, s)
+                            : launch_for_type<T, false>(args, config, flags.d_aligned, s);
+  };
   switch (args.a.dtype) {
     case DType::fp16:
-      return launch_for_type<__half>(args, config, flags, s);
+      return go(__half{});
     case DType::bf16:
-      return launch_for_type<__nv_bfloat16>(args, config, flags, s);
+      return go(__nv_bfloat16{});
     default:  // tf32: fp32 in memory
-      return launch_for_type<float>(args, config, flags, s);
+      return go(float{});
   }
 }
 
@@ -58,6 +63,10 @@ Kernel sm80_kernel() {
   Kernel kernel = compiled_configs_kernel(
       "sm80", "tensor cores: mma.sync + cp.async pipeline num_stages deep (fp16, bf16, tf32)",
       {DType::fp16, DType::bf16, DType::tf32}, sm80::compiled_configs(), sm80::launch);
+  kernel.tensor_cores = true;
+  kernel.shared_bytes = [](const KernelConfig& c, DType dtype) {
+    return sm80::shared_bytes(c.block_m, c.block_n, c.block_k, c.num_stages, dtype_size(dtype));
+  };
   kernel.can_implement = [config_check = kernel.can_implement](const GemmProblem& p,
                                                                const KernelConfig& c) {
     std::string why = config_check(p, c);

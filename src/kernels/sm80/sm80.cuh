@@ -264,19 +264,18 @@ __device__ __forceinline__ void round_for_mma(uint32_t (&r)[N]) {
 
 // ---- the kernel ---------------------------------------------------------------------------
 
-template <class S>
-constexpr int pipeline_bytes(int element_size) {
-  return S::kStages * (S::BM + S::BN) * S::BK * element_size;
+// Dynamic shared memory of a config: the num_stages pipeline stages, or the epilogue's
+// BM x (BN + 8) fp32 tile that reuses them, whichever is larger. The 8 floats of padding put the
+// 8 rows a warp writes in one store on 4 different bank offsets.
+constexpr int kEpiloguePad = 8;
+constexpr int64_t shared_bytes(int bm, int bn, int bk, int stages, int element_size) {
+  const int64_t pipeline = int64_t(stages) * (bm + bn) * bk * element_size;
+  const int64_t epilogue = int64_t(bm) * (bn + kEpiloguePad) * 4;
+  return pipeline > epilogue ? pipeline : epilogue;
 }
-// The epilogue reuses the pipeline's shared memory as a BM x (BN + 8) fp32 tile. The 8 floats
-// of padding put the 8 rows a warp writes in one store on 4 different bank offsets.
-template <class S>
-constexpr int kEpiloguePitch = S::BN + 8;
 template <class S, typename T>
 constexpr int shared_bytes() {
-  const int epilogue = S::BM * kEpiloguePitch<S> * 4;
-  const int pipeline = pipeline_bytes<S>(sizeof(T));
-  return pipeline > epilogue ? pipeline : epilogue;
+  return int(shared_bytes(S::BM, S::BN, S::BK, S::kStages, sizeof(T)));
 }
 
 // Run-time facts the host worked out about the problem's addresses.
@@ -396,7 +395,7 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
     cp_async_wait<0>();
     __syncthreads();
     float* tile_out = reinterpret_cast<float*>(smem);
-    constexpr int kPitch = kEpiloguePitch<S>;
+    constexpr int kPitch = S::BN + kEpiloguePad;
     const int g = lane / 4, t = lane % 4;  // mma accumulator layout: rows g, g+8; cols 2t, 2t+1
 #pragma unroll
     for (int i = 0; i < kMmaM; ++i)
@@ -431,46 +430,44 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
 
 // ---- launch -------------------------------------------------------------------------------
 
-// Launches the instantiation for input type T and compiled shape S; the caller matched the
-// config. The layouts and the copy path pick one of eight kernels.
-template <class S, typename T>
-Status launch_shape(const GemmArgs& args, Sm80Flags flags, cudaStream_t stream) {
+// Launches the instantiation for input type T, compiled shape S and copy path ASYNC; the caller
+// matched the config. The layouts pick one of four kernels.
+template <class S, typename T, bool ASYNC>
+Status launch_shape(const GemmArgs& args, bool d_aligned, cudaStream_t stream) {
   const bool a_contig_k = args.a.stride.col == 1;  // row-major A
   const bool b_contig_k = args.b.stride.row == 1;  // column-major B
   const dim3 grid = program_grid(args, S::BM, S::BN);
   constexpr int kSmem = shared_bytes<S, T>();
   Status status;
-  auto go = [&](auto a_k, auto b_k, auto async) {
-    auto* kernel =
-        sm80_gemm<T, S, decltype(a_k)::value, decltype(b_k)::value, decltype(async)::value>;
+  auto go = [&](auto a_k, auto b_k) {
+    auto* kernel = sm80_gemm<T, S, decltype(a_k)::value, decltype(b_k)::value, ASYNC>;
     // More than 48 KB of dynamic shared memory must be asked for, per kernel.
     status = cuda_status(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem),
         "sm80_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
     if (!status.ok()) return;
-    kernel<<<grid, S::kThreads, kSmem, stream>>>(args, flags.d_aligned);
+    kernel<<<grid, S::kThreads, kSmem, stream>>>(args, d_aligned);
     status = check_launch("sm80_gemm");
   };
   using Yes = std::true_type;
   using No = std::false_type;
-  auto with_copy = [&](auto a_k, auto b_k) {
-    flags.async_copy ? go(a_k, b_k, Yes{}) : go(a_k, b_k, No{});
-  };
-  auto with_b = [&](auto a_k) { b_contig_k ? with_copy(a_k, Yes{}) : with_copy(a_k, No{}); };
+  auto with_b = [&](auto a_k) { b_contig_k ? go(a_k, Yes{}) : go(a_k, No{}); };
   a_contig_k ? with_b(Yes{}) : with_b(No{});
   return status;
 }
 
-// Every compiled shape for input type T: launches the one equal to `config`.
-template <typename T>
-Status launch_for_type(const GemmArgs& args, const KernelConfig& config, Sm80Flags flags,
+// Every compiled shape for input type T and copy path ASYNC: launches the one equal to
+// `config`. Compiled in one translation unit per (T, ASYNC), sm80_<type>_<path>.cu, so the build
+// runs them in parallel.
+template <typename T, bool ASYNC>
+Status launch_for_type(const GemmArgs& args, const KernelConfig& config, bool d_aligned,
                        cudaStream_t stream) {
   Status status{StatusCode::not_supported,
                 "sm80: config " + to_string(config) + " is not compiled"};
   std::apply(
       [&](auto... shapes) {
         ((same_instantiation(decltype(shapes)::config(), config)
-              ? (status = launch_shape<decltype(shapes), T>(args, flags, stream), true)
+              ? (status = launch_shape<decltype(shapes), T, ASYNC>(args, d_aligned, stream), true)
               : false) ||
          ...);
       },
@@ -478,11 +475,17 @@ Status launch_for_type(const GemmArgs& args, const KernelConfig& config, Sm80Fla
   return status;
 }
 
-extern template Status launch_for_type<__half>(const GemmArgs&, const KernelConfig&, Sm80Flags,
-                                               cudaStream_t);
-extern template Status launch_for_type<__nv_bfloat16>(const GemmArgs&, const KernelConfig&,
-                                                      Sm80Flags, cudaStream_t);
-extern template Status launch_for_type<float>(const GemmArgs&, const KernelConfig&, Sm80Flags,
-                                              cudaStream_t);
+extern template Status launch_for_type<__half, true>(const GemmArgs&, const KernelConfig&, bool,
+                                                     cudaStream_t);
+extern template Status launch_for_type<__half, false>(const GemmArgs&, const KernelConfig&, bool,
+                                                      cudaStream_t);
+extern template Status launch_for_type<__nv_bfloat16, true>(const GemmArgs&, const KernelConfig&,
+                                                            bool, cudaStream_t);
+extern template Status launch_for_type<__nv_bfloat16, false>(const GemmArgs&, const KernelConfig&,
+                                                             bool, cudaStream_t);
+extern template Status launch_for_type<float, true>(const GemmArgs&, const KernelConfig&, bool,
+                                                    cudaStream_t);
+extern template Status launch_for_type<float, false>(const GemmArgs&, const KernelConfig&, bool,
+                                                     cudaStream_t);
 
 }  // namespace tilegemm::sm80

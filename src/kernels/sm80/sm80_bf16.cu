@@ -1,7 +1,0 @@
-// sm80 instantiations for bf16 inputs (see sm80.cuh).
-#include "kernels/sm80/sm80.cuh"
-
-namespace tilegemm::sm80 {
-template Status launch_for_type<__nv_bfloat16>(const GemmArgs&, const KernelConfig&, Sm80Flags,
-                                               cudaStream_t);
-}  // namespace tilegemm::sm80

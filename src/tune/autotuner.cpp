@@ -1,0 +1,354 @@
+#include "tune/autotuner.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "kernels/cuda_check.hpp"
+#include "problem/dtype.hpp"
+#include "problem/matrix_view.hpp"
+#include "problem/tolerance.hpp"
+#include "tune/config_space.hpp"
+#include "tune/gpu_timer.hpp"
+#include "tune/heuristic.hpp"
+#include "tune/tune_cache.hpp"
+
+#ifndef TILEGEMM_VERSION_STRING
+#define TILEGEMM_VERSION_STRING "0.0.0"
+#endif
+
+namespace tilegemm::autotune {
+namespace {
+
+struct DeviceFacts {
+  std::string name;
+  int sms = 0;
+  int64_t shared_bytes_per_block = 0;
+};
+
+// Everything the tuner keeps for the process: per device its facts and its cache file's
+// entries (read once), and the in-memory layers keyed by TuningKey.
+class State {
+ public:
+  static State& get() {
+    static State state;
+    return state;
+  }
+
+  DeviceFacts facts(int device) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return device_locked(device).facts;
+  }
+
+  std::optional<CacheEntry> cached(const TuningKey& key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = memory_.find(key); it != memory_.end()) return it->second;
+    Device& d = device_locked(key.device);
+    if (auto it = d.file_entries.find(to_string(key)); it != d.file_entries.end()) {
+      memory_[key] = it->second;
+      return it->second;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<HeuristicChoice> remembered_heuristic(const TuningKey& key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = heuristic_.find(key); it != heuristic_.end()) return it->second;
+    return std::nullopt;
+  }
+  void remember_heuristic(const TuningKey& key, const HeuristicChoice& choice) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    heuristic_[key] = choice;
+  }
+
+  // Records a winner in memory and in the device's cache file; returns the file's path ("" when
+  // there is no cache directory or the write failed, with a warning).
+  std::string store(const TuningKey& key, const CacheEntry& entry) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    memory_[key] = entry;
+    Device& d = device_locked(key.device);
+    d.file_entries[to_string(key)] = entry;
+    if (!d.file) return {};
+    if (Status s = d.file->store(to_string(key), entry); !s.ok()) {
+      std::fprintf(stderr, "tilegemm: warning: %s\n", s.message.c_str());
+      return {};
+    }
+    return d.file->path();
+  }
+
+ private:
+  struct Device {
+    bool ready = false;
+    DeviceFacts facts;
+    std::unique_ptr<TuneFile> file;
+    std::map<std::string, CacheEntry> file_entries;
+  };
+
+  Device& device_locked(int ordinal) {
+    if (ordinal >= int(devices_.size())) devices_.resize(size_t(ordinal) + 1);
+    Device& d = devices_[size_t(ordinal)];
+    if (d.ready) return d;
+    d.ready = true;
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, ordinal) == cudaSuccess) {
+      d.facts = {prop.name, prop.multiProcessorCount, int64_t(prop.sharedMemPerBlockOptin)};
+    } else {
+      cudaGetLastError();
+      d.facts = {"unknown", 132, 48 * 1024};
+    }
+    if (const std::string dir = cache_directory(); !dir.empty()) {
+      d.file = std::make_unique<TuneFile>(dir + "/" + cache_file_name(d.facts.name, d.facts.sms),
+                                          d.facts.name, d.facts.sms, TILEGEMM_VERSION_STRING);
+      std::string warning;
+      d.file_entries = d.file->load(&warning);
+      if (!warning.empty()) std::fprintf(stderr, "%s (it will be rewritten)\n", warning.c_str());
+    }
+    return d;
+  }
+
+  std::mutex mutex_;
+  std::vector<Device> devices_;
+  std::unordered_map<TuningKey, CacheEntry, TuningKeyHash> memory_;
+  std::unordered_map<TuningKey, HeuristicChoice, TuningKeyHash> heuristic_;
+};
+
+int current_device() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) cudaGetLastError();
+  return device;
+}
+
+bool print_autotuning() {
+  const char* v = std::getenv("TILEGEMM_PRINT_AUTOTUNING");
+  return v != nullptr && std::string(v) == "1";
+}
+
+// Elements from D's first element to one past its last (all batch entries).
+int64_t output_span(const GemmProblem& p) {
+  const MatrixView d = view_of(p.d, p.m, p.n);
+  return (p.batch_count - 1) * d.batch_stride + (p.m - 1) * d.stride.row +
+         (p.n - 1) * d.stride.col + 1;
+}
+
+// Up to ~2^20 elements of D, from evenly spaced rows of every batch entry, as doubles.
+std::vector<double> sample_output(const GemmProblem& p, const std::vector<uint8_t>& bytes) {
+  const MatrixView d = view_of(p.d, p.m, p.n);
+  const int64_t row_step = std::max<int64_t>(1, p.m * p.n * p.batch_count / (1 << 20));
+  std::vector<double> out;
+  for (int64_t b = 0; b < p.batch_count; ++b)
+    for (int64_t i = 0; i < p.m; i += row_step)
+      for (int64_t j = 0; j < p.n; ++j) {
+        out.push_back(load_as_float(bytes.data(), p.d.dtype, d.offset(b, i, j)));
+      }
+  return out;
+}
+
+double relative_difference(const std::vector<double>& x, const std::vector<double>& reference) {
+  double diff = 0.0, norm = 0.0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!std::isfinite(x[i])) return INFINITY;
+    diff += (x[i] - reference[i]) * (x[i] - reference[i]);
+    norm += reference[i] * reference[i];
+  }
+  return norm > 0.0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+// The kernels a tuning may consider: the one named, or every kernel that takes the problem.
+Status tunable_kernels(const GemmProblem& p, const std::string& name,
+                       std::vector<const gpu::Kernel*>* out) {
+  if (name.empty() || name == "auto") {
+    for (const gpu::Kernel& k : gpu::kernels()) {
+      if (k.can_implement(p, k.info.default_config).empty()) out->push_back(&k);
+    }
+    if (out->empty()) return {StatusCode::not_supported, "no kernel takes this problem"};
+    return Status::success();
+  }
+  const gpu::Kernel* k = gpu::find_kernel(name);
+  if (k == nullptr) return {StatusCode::invalid_argument, "kernel '" + name + "' does not exist"};
+  if (std::string why = k->can_implement(p, k->info.default_config); !why.empty()) {
+    return {StatusCode::invalid_argument, why};
+  }
+  out->push_back(k);
+  return Status::success();
+}
+
+}  // namespace
+
+AutotunePolicy policy_of(const GemmOptions& options) {
+  if (options.autotune) return *options.autotune;
+  if (const char* v = std::getenv("TILEGEMM_AUTOTUNE")) {
+    if (auto p = parse_autotune_policy(v)) return *p;
+  }
+  return AutotunePolicy::off;
+}
+
+Status tune_problem(const GemmProblem& p, const GemmOptions& options, TuneResult* result,
+                    const std::function<void(int, int)>& progress, CacheEntry* winner) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int device = current_device();
+  const DeviceFacts facts = State::get().facts(device);
+  const TuningKey key = make_tuning_key(p, options.kernel, device);
+  *result = {};
+  result->tuning_key = to_string(key);
+
+  std::vector<const gpu::Kernel*> kernels;
+  if (Status s = tunable_kernels(p, options.kernel, &kernels); !s.ok()) return s;
+  std::vector<KernelChoices> choices;
+  for (const gpu::Kernel* k : kernels) {
+    choices.push_back(
+        {k->info.name, k->info.configs, k->tensor_cores, k->production, k->shared_bytes});
+  }
+  const std::vector<Candidate> candidates =
+      config_space(choices, p, {facts.shared_bytes_per_block}, &result->pruned);
+  if (candidates.empty()) return {StatusCode::not_supported, "every config was pruned"};
+  const HeuristicChoice guess = heuristic(p, options.kernel, facts.name, facts.sms);
+
+  // Scratch output: the user's D is never written; C is still read from where it lives.
+  const int64_t span = output_span(p);
+  const size_t bytes = size_t(span) * size_t(dtype_size(p.d.dtype));
+  void* scratch = nullptr;
+  if (Status s = cuda_status(cudaMalloc(&scratch, bytes), "autotuner: cudaMalloc of scratch D");
+      !s.ok()) {
+    return s;
+  }
+  GemmProblem q = p;
+  q.d.data = scratch;
+  std::vector<uint8_t> host(bytes);
+  std::vector<double> reference;
+  GpuTimer timer;
+  int done = 0;
+  for (const Candidate& c : candidates) {
+    TuneCandidate tc;
+    tc.kernel = c.kernel;
+    tc.config = c.config;
+    tc.heuristic = guess.kernel && guess.kernel->info.name == c.kernel &&
+                   same_instantiation(guess.config, c.config);
+    GemmOptions run;
+    run.backend = Backend::gpu;
+    run.kernel = c.kernel;
+    run.config = c.config;
+    run.autotune = AutotunePolicy::off;
+    const auto once = [&] { return gemm(q, run); };
+    Status s = once();
+    if (s.ok()) s = cuda_status(cudaDeviceSynchronize(), "autotuner: candidate run");
+    if (s.ok()) {
+      s = cuda_status(cudaMemcpy(host.data(), scratch, bytes, cudaMemcpyDeviceToHost),
+                      "autotuner: copy of scratch D");
+    }
+    if (!s.ok()) {
+      tc.dropped = s.message;
+    } else {
+      std::vector<double> values = sample_output(q, host);
+      const double tolerance = 2.0 * tolerance_for(p.a.dtype, p.d.dtype);
+      if (reference.empty()) {
+        reference = std::move(values);
+      } else if (double diff = relative_difference(values, reference); !(diff <= tolerance)) {
+        tc.dropped = "result differs from the first candidate's (relative difference " +
+                     std::to_string(diff) + ")";
+        std::fprintf(stderr, "tilegemm: warning: autotuner dropped %s %s: %s\n", c.kernel.c_str(),
+                     to_string(c.config).c_str(), tc.dropped.c_str());
+      }
+    }
+    if (tc.dropped.empty()) {
+      // Few reps for slow configs, more for fast ones: each candidate costs about as much.
+      const double first = timer.median_ms({once}, 1, 0)[0];
+      const int reps = first < 0.1 ? 20 : first < 1.0 ? 10 : 5;
+      tc.ms = timer.median_ms({once}, reps, 1)[0];
+      tc.tflops = 2.0 * double(p.m) * p.n * p.k * p.batch_count / (tc.ms * 1e-3) / 1e12;
+    }
+    result->candidates.push_back(tc);
+    if (progress) progress(++done, int(candidates.size()));
+  }
+  cudaFree(scratch);
+  std::stable_sort(result->candidates.begin(), result->candidates.end(),
+                   [](const TuneCandidate& a, const TuneCandidate& b) {
+                     if (a.dropped.empty() != b.dropped.empty()) return a.dropped.empty();
+                     return a.ms < b.ms;
+                   });
+  const TuneCandidate& best = result->candidates.front();
+  if (!best.dropped.empty()) {
+    return {StatusCode::cuda_error, "autotuner: no candidate ran: " + best.dropped};
+  }
+  *winner = {best.kernel, best.config, best.ms};
+  result->cache_file = State::get().store(key, *winner);
+  result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (print_autotuning()) {
+    std::fprintf(stderr, "tilegemm autotune: [%s] -> %s %s, %.4f ms (%zu candidates, %.2f s)\n",
+                 result->tuning_key.c_str(), best.kernel.c_str(), to_string(best.config).c_str(),
+                 best.ms, result->candidates.size(), result->seconds);
+  }
+  return Status::success();
+}
+
+Status choose(const GemmProblem& p, const GemmOptions& options, Choice* choice) {
+  const bool automatic = options.kernel.empty() || options.kernel == "auto";
+  if (options.config) {
+    choice->kernel = automatic ? gpu::auto_kernel(p) : gpu::find_kernel(options.kernel);
+    choice->config = *options.config;
+    choice->source = "given";
+  } else {
+    // Nothing to time in an empty product: the heuristic's choice does.
+    const bool empty = p.m == 0 || p.n == 0 || p.k == 0;
+    const AutotunePolicy policy = empty ? AutotunePolicy::off : policy_of(options);
+    choice->key = make_tuning_key(p, options.kernel, current_device());
+    std::optional<CacheEntry> entry;
+    if (policy == AutotunePolicy::on_miss) entry = State::get().cached(choice->key);
+    if (entry) {
+      choice->source = "cache";
+    } else if (policy != AutotunePolicy::off) {
+      TuneResult result;
+      CacheEntry winner;
+      if (Status s = tune_problem(p, options, &result, {}, &winner); !s.ok()) return s;
+      entry = winner;
+      choice->source = "tuned";
+    }
+    if (entry) {
+      choice->kernel = gpu::find_kernel(entry->kernel);
+      choice->config = entry->config;
+    } else {
+      auto h = State::get().remembered_heuristic(choice->key);
+      if (!h) {
+        const DeviceFacts facts = State::get().facts(choice->key.device);
+        h = heuristic(p, options.kernel, facts.name, facts.sms);
+        State::get().remember_heuristic(choice->key, *h);
+      }
+      choice->kernel = h->kernel;
+      choice->config = h->config;
+      choice->source = "heuristic";
+    }
+  }
+  if (choice->kernel == nullptr) {
+    std::string list;
+    for (const gpu::Kernel& k : gpu::kernels()) list += " " + k.info.name;
+    return {StatusCode::invalid_argument,
+            "kernel '" + options.kernel + "' does not exist; available: auto" + list};
+  }
+  return Status::success();
+}
+
+}  // namespace tilegemm::autotune
+
+namespace tilegemm {
+
+Status tune(const GemmProblem& problem, const GemmOptions& options, TuneResult* result,
+            const std::function<void(int, int)>& progress) {
+  if (Status s = validate(problem); !s.ok()) return s;
+  if (gpu::device_count() == 0) {
+    return {StatusCode::no_device, "tuning needs a CUDA device; none is available"};
+  }
+  if (problem.m == 0 || problem.n == 0) {
+    return {StatusCode::invalid_argument, "m and n must be > 0 to tune (nothing to time)"};
+  }
+  autotune::CacheEntry winner;
+  return autotune::tune_problem(problem, options, result, progress, &winner);
+}
+
+}  // namespace tilegemm

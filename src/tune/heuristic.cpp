@@ -1,0 +1,105 @@
+#include "tune/heuristic.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "schedule/tile_order.hpp"
+#include "tune/tuning_key.hpp"
+
+namespace tilegemm::autotune {
+
+extern const char* const kH100TunedTable;  // h100_table.json, embedded by CMake
+
+namespace {
+
+struct TableRow {
+  TuningKey key;
+  std::string kernel;
+  KernelConfig config;
+};
+
+struct Table {
+  std::string gpu;
+  std::vector<TableRow> rows;
+};
+
+const Table& h100_table() {
+  static const Table table = [] {
+    Table t;
+    const auto j = nlohmann::json::parse(kH100TunedTable, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("entries")) return t;
+    t.gpu = j.value("gpu", "");
+    for (const auto& [text, e] : j["entries"].items()) {
+      const auto key = parse_tuning_key(text);
+      const auto config = parse_kernel_config(e.value("config", ""));
+      if (key && config) t.rows.push_back({*key, e.value("kernel", ""), *config});
+    }
+    return t;
+  }();
+  return table;
+}
+
+bool is_16_bit(DType d) { return d == DType::fp16 || d == DType::bf16; }
+
+// Distance between shapes: the sum of |log| of the ratios of M, N and K (a shape twice as tall
+// is as far as one twice as deep).
+double shape_distance(const TuningKey& a, const GemmProblem& p) {
+  const auto term = [](int64_t x, int64_t y) {
+    return std::abs(std::log(double(std::max<int64_t>(x, 1)) / double(std::max<int64_t>(y, 1))));
+  };
+  return term(a.m, p.m) + term(a.n, p.n) + term(a.k, p.k);
+}
+
+}  // namespace
+
+KernelConfig rules_config(const gpu::Kernel& kernel, const GemmProblem& p, int sms) {
+  std::vector<KernelConfig> by_area = kernel.info.configs;
+  const bool tall = p.m > p.n;  // among equal areas, the tile whose aspect follows the problem's
+  std::stable_sort(
+      by_area.begin(), by_area.end(), [&](const KernelConfig& x, const KernelConfig& y) {
+        const int64_t ax = int64_t(x.block_m) * x.block_n, ay = int64_t(y.block_m) * y.block_n;
+        if (ax != ay) return ax > ay;
+        return tall ? x.block_m > y.block_m : x.block_n > y.block_n;
+      });
+  for (const KernelConfig& c : by_area) {
+    if (num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count >= sms) return c;
+  }
+  return by_area.back();
+}
+
+HeuristicChoice heuristic(const GemmProblem& p, const std::string& kernel_name,
+                          const std::string& gpu_name, int sms) {
+  HeuristicChoice choice;
+  const bool automatic = kernel_name.empty() || kernel_name == "auto";
+  choice.kernel = automatic ? gpu::auto_kernel(p) : gpu::find_kernel(kernel_name);
+  if (choice.kernel == nullptr) return choice;
+
+  const Table& table = h100_table();
+  if (table.gpu == gpu_name) {
+    // The nearest tuned shape of the same input type (fp16 and bf16 stand in for each other) and
+    // the same kernel request, if its winner runs this problem.
+    const TableRow* best = nullptr;
+    double best_distance = 0.0;
+    for (const TableRow& row : table.rows) {
+      const bool same_type =
+          row.key.input == p.a.dtype || (is_16_bit(row.key.input) && is_16_bit(p.a.dtype));
+      if (!same_type || row.key.kernel != (automatic ? "auto" : kernel_name)) continue;
+      // An exact-type match wins ties over a stand-in.
+      const double d = shape_distance(row.key, p) + (row.key.input == p.a.dtype ? 0.0 : 1e-6);
+      if (best == nullptr || d < best_distance) best = &row, best_distance = d;
+    }
+    if (best != nullptr && best->kernel == choice.kernel->info.name &&
+        choice.kernel->can_implement(p, best->config).empty()) {
+      choice.config = best->config;
+      choice.rule = "table";
+      return choice;
+    }
+  }
+  choice.config = rules_config(*choice.kernel, p, sms);
+  choice.rule = "rules";
+  return choice;
+}
+
+}  // namespace tilegemm::autotune

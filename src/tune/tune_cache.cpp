@@ -1,0 +1,140 @@
+#include "tune/tune_cache.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace tilegemm::autotune {
+namespace {
+
+constexpr const char* kFormat = "tilegemm-tuning-cache";
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+// Holds an exclusive flock on a lock file for its lifetime.
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT, 0644)) {
+    if (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~FileLock() {
+    if (fd_ >= 0) {
+      ::flock(fd_, LOCK_UN);
+      ::close(fd_);
+    }
+  }
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+std::string cache_directory() {
+  if (std::string dir = env("TILEGEMM_CACHE_DIR"); !dir.empty()) return dir;
+  if (std::string xdg = env("XDG_CACHE_HOME"); !xdg.empty()) return xdg + "/tilegemm";
+  if (std::string home = env("HOME"); !home.empty()) return home + "/.cache/tilegemm";
+  return {};
+}
+
+std::string cache_file_name(const std::string& gpu_name, int sms) {
+  std::string name;
+  for (char c : gpu_name) {
+    name += std::isalnum(static_cast<unsigned char>(c))
+                ? char(std::tolower(static_cast<unsigned char>(c)))
+                : '_';
+  }
+  return name + "-" + std::to_string(sms) + "sm.json";
+}
+
+TuneFile::TuneFile(std::string path, std::string gpu_name, int sms, std::string version)
+    : path_(std::move(path)),
+      gpu_name_(std::move(gpu_name)),
+      version_(std::move(version)),
+      sms_(sms) {}
+
+std::map<std::string, CacheEntry> TuneFile::load(std::string* warning) const {
+  std::map<std::string, CacheEntry> entries;
+  std::ifstream in(path_);
+  if (!in) return entries;  // no file yet
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto ignore = [&](const std::string& why) {
+    if (warning) *warning = "tilegemm: ignoring tuning cache " + path_ + ": " + why;
+    return std::map<std::string, CacheEntry>{};
+  };
+  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return ignore("not valid JSON");
+  if (j.value("format", "") != kFormat) return ignore("not a tilegemm tuning cache");
+  if (j.value("version", "") != version_) {
+    return ignore("written by tilegemm " + j.value("version", "?") + ", this is " + version_);
+  }
+  if (j.value("gpu", "") != gpu_name_ || j.value("sms", 0) != sms_) {
+    return ignore("tuned for another GPU (" + j.value("gpu", "?") + ")");
+  }
+  if (!j.contains("entries") || !j["entries"].is_object()) return ignore("no entries object");
+  for (const auto& [key, e] : j["entries"].items()) {
+    if (!e.is_object()) return ignore("entry '" + key + "' is not an object");
+    const auto config = parse_kernel_config(e.value("config", ""));
+    if (!config || !e.contains("kernel") || !e["kernel"].is_string()) {
+      return ignore("entry '" + key + "' has no kernel or config");
+    }
+    entries[key] = {e["kernel"].get<std::string>(), *config, e.value("ms", 0.0)};
+  }
+  return entries;
+}
+
+Status TuneFile::store(const std::string& key, const CacheEntry& entry) const {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path path(path_);
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+  if (ec) {
+    return {StatusCode::invalid_argument,
+            "tuning cache: cannot create " + path.parent_path().string() + ": " + ec.message()};
+  }
+  FileLock lock(path_ + ".lock");
+  if (!lock.held()) {
+    return {StatusCode::invalid_argument, "tuning cache: cannot lock " + path_ + ".lock"};
+  }
+  auto entries = load(nullptr);  // under the lock: nobody writes between this read and rename
+  entries[key] = entry;
+  nlohmann::json j = {{"format", kFormat},
+                      {"version", version_},
+                      {"gpu", gpu_name_},
+                      {"sms", sms_},
+                      {"entries", nlohmann::json::object()}};
+  for (const auto& [k, e] : entries) {
+    j["entries"][k] = {{"kernel", e.kernel}, {"config", to_string(e.config)}, {"ms", e.ms}};
+  }
+  const std::string temp = path_ + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    out << j.dump(1) << "\n";
+    if (!out.good()) {
+      return {StatusCode::invalid_argument, "tuning cache: cannot write " + temp};
+    }
+  }
+  fs::rename(temp, path, ec);
+  if (ec) {
+    fs::remove(temp, ec);
+    return {StatusCode::invalid_argument, "tuning cache: cannot replace " + path_};
+  }
+  return Status::success();
+}
+
+}  // namespace tilegemm::autotune

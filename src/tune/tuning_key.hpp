@@ -1,0 +1,45 @@
+// The autotuner's key: everything about a call that can change which config is fastest.
+//
+//   exact M, N, K and batch count (no bucketing: a tuned shape is reused only for that shape)
+//   dtypes of A/B and D; layouts of A, B and D
+//   alignment class: whether A, B and D rows are 16-byte aligned (the copy path a kernel takes)
+//   epilogue kind: beta != 0, bias, activation
+//   the kernel asked for ("auto" or a name)
+//   the GPU (name and SM count) and the library version -- these name the cache file, and the
+//   string form carries them too
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "tilegemm/tilegemm.hpp"
+
+namespace tilegemm::autotune {
+
+struct TuningKey {
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  DType input = DType::fp32, output = DType::fp32;
+  Layout a = Layout::row_major, b = Layout::row_major, d = Layout::row_major;
+  uint8_t aligned = 0;   // bit 0: A rows 16-byte aligned, bit 1: B, bit 2: D
+  uint8_t epilogue = 0;  // bit 0: beta != 0, bit 1: bias, bits 2..: activation
+  std::string kernel = "auto";
+  int device = 0;  // CUDA ordinal (the in-memory cache spans devices; files are per GPU type)
+
+  friend bool operator==(const TuningKey&, const TuningKey&) = default;
+};
+
+TuningKey make_tuning_key(const GemmProblem& problem, const std::string& kernel, int device);
+
+// Stable text form, e.g. "4096x4096x4096 b1 bf16>bf16 row.row>row al7 ep0 auto" (the cache
+// file's entry name; the GPU and version are the file's).
+std::string to_string(const TuningKey& key);
+
+// Reads the text form back (device 0); nullopt if it is not one.
+std::optional<TuningKey> parse_tuning_key(const std::string& text);
+
+struct TuningKeyHash {
+  size_t operator()(const TuningKey& key) const;
+};
+
+}  // namespace tilegemm::autotune

@@ -1,0 +1,209 @@
+// The autotuner's host parts: tuning keys, pruning rules, and the cache file protocol.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "tune/config_space.hpp"
+#include "tune/tune_cache.hpp"
+#include "tune/tuning_key.hpp"
+
+namespace tilegemm::autotune {
+namespace {
+
+GemmProblem problem(int64_t m, int64_t n, int64_t k, DType dtype = DType::bf16) {
+  GemmProblem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.a.dtype = p.b.dtype = dtype;
+  p.d.dtype = p.c.dtype = dtype == DType::tf32 ? DType::fp32 : dtype;
+  // Aligned stand-in addresses: keys look at addresses, never at data.
+  p.a.data = p.b.data = p.d.data = reinterpret_cast<void*>(uintptr_t(1) << 20);
+  return p;
+}
+
+TEST(TuningKey, EqualProblemsGiveEqualKeysAndHashes) {
+  const TuningKey a = make_tuning_key(problem(4096, 4096, 4096), "auto", 0);
+  const TuningKey b = make_tuning_key(problem(4096, 4096, 4096), "auto", 0);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(TuningKeyHash{}(a), TuningKeyHash{}(b));
+  EXPECT_EQ(to_string(a), "4096x4096x4096 b1 bf16>bf16 row.row>row al7 ep0 auto");
+}
+
+TEST(TuningKey, EveryFieldChangesTheKey) {
+  const GemmProblem base = problem(1024, 512, 256);
+  const TuningKey k0 = make_tuning_key(base, "auto", 0);
+  std::vector<GemmProblem> changed(8, base);
+  changed[0].m = 1025;
+  changed[1].k = 255;
+  changed[2].batch_count = 2;
+  changed[3].b.layout = Layout::col_major;
+  changed[4].d.dtype = DType::fp32;
+  changed[5].a.ld = 257;  // rows no longer 16-byte aligned
+  changed[6].epilogue.bias = base.a.data;
+  changed[7].epilogue.activation = Activation::gelu;
+  std::set<size_t> hashes = {TuningKeyHash{}(k0)};
+  for (const GemmProblem& p : changed) {
+    const TuningKey k = make_tuning_key(p, "auto", 0);
+    EXPECT_NE(k, k0) << to_string(k);
+    EXPECT_NE(to_string(k), to_string(k0));
+    hashes.insert(TuningKeyHash{}(k));
+  }
+  EXPECT_EQ(hashes.size(), changed.size() + 1);
+  EXPECT_NE(make_tuning_key(base, "sm80", 0), k0);
+  EXPECT_NE(make_tuning_key(base, "auto", 1), k0);
+}
+
+TEST(TuningKey, TextFormReadsBack) {
+  GemmProblem p = problem(300, 7, 4093, DType::tf32);
+  p.a.layout = Layout::col_major;
+  p.a.ld = 301;
+  p.epilogue.beta = 1.0f;
+  p.epilogue.activation = Activation::silu;
+  const TuningKey key = make_tuning_key(p, "sm80", 0);
+  const auto back = parse_tuning_key(to_string(key));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(*back, key);
+  EXPECT_FALSE(parse_tuning_key("4096x4096 b1 bf16>bf16 row.row>row al7 ep0 auto"));
+  EXPECT_FALSE(parse_tuning_key("not a key"));
+}
+
+KernelChoices tensor_kernel() {
+  KernelChoices k{"tc", {}, true, true, [](const KernelConfig& c, DType d) {
+                    return int64_t(c.num_stages) * (c.block_m + c.block_n) * c.block_k *
+                           dtype_size(d);
+                  }};
+  for (const char* text :
+       {"128x256x32/g8/s4/w8", "128x128x32/g8/s4/w4", "32x64x32/g8/s5/w2", "256x256x64/g8/s4/w8"}) {
+    k.configs.push_back(*parse_kernel_config(text));
+  }
+  return k;
+}
+
+std::vector<std::string> names(const std::vector<Candidate>& cs) {
+  std::vector<std::string> out;
+  for (const auto& c : cs) out.push_back(c.kernel + " " + to_string(c.config));
+  return out;
+}
+
+TEST(ConfigSpace, TeachingAndCudaCoreKernelsArePrunedBesideATensorCoreKernel) {
+  KernelChoices teaching{"naive", {*parse_kernel_config("16x16x1/g8/s1/w8")}, false, false, {}};
+  KernelChoices simt{"warptile", {*parse_kernel_config("128x128x16/g8/s2/w8")}, false, true, {}};
+  std::vector<std::string> pruned;
+  const auto cs =
+      config_space({teaching, simt, tensor_kernel()}, problem(4096, 4096, 4096), {}, &pruned);
+  for (const auto& c : cs) EXPECT_EQ(c.kernel, "tc");
+  ASSERT_EQ(pruned.size(), 3u);  // naive, warptile, and the 256x256x64 that needs 256 KB
+  EXPECT_NE(pruned[0].find("teaching generation"), std::string::npos);
+  EXPECT_NE(pruned[1].find("CUDA cores cannot pay"), std::string::npos);
+  EXPECT_NE(pruned[2].find("shared memory"), std::string::npos);
+  // Without a tensor-core kernel, warptile is what runs.
+  const auto fp32 = config_space({teaching, simt}, problem(4096, 4096, 4096, DType::fp32), {});
+  ASSERT_EQ(fp32.size(), 1u);
+  EXPECT_EQ(fp32[0].kernel, "warptile");
+}
+
+TEST(ConfigSpace, SharedMemoryLimitComesFromTheDevice) {
+  DeviceLimits small;
+  small.shared_bytes_per_block = 48 * 1024;
+  const auto cs = config_space({tensor_kernel()}, problem(4096, 4096, 4096), small);
+  EXPECT_EQ(names(cs), std::vector<std::string>{"tc 32x64x32/g8/s5/w2"});
+}
+
+TEST(ConfigSpace, TilesFarLargerThanTheProblemArePruned) {
+  std::vector<std::string> pruned;
+  const auto cs = config_space({tensor_kernel()}, problem(16, 4096, 4096), {}, &pruned);
+  EXPECT_EQ(names(cs), std::vector<std::string>{"tc 32x64x32/g8/s5/w2"});
+  // ...but a kernel keeps its configs when none fits better.
+  KernelChoices big{"big", {*parse_kernel_config("128x128x32/g8/s4/w4")}, true, true, {}};
+  EXPECT_EQ(config_space({big}, problem(16, 16, 16), {}).size(), 1u);
+}
+
+class CacheFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("tilegemm-cache-test-" +
+            std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  TuneFile file(const std::string& version = "1.2.3", const std::string& gpu = "GPU X") const {
+    return TuneFile((dir_ / cache_file_name(gpu, 132)).string(), gpu, 132, version);
+  }
+  void write(const std::string& text) const {
+    std::filesystem::create_directories(dir_);
+    std::ofstream(file().path()) << text;
+  }
+  std::filesystem::path dir_;
+};
+
+const CacheEntry kEntry{"sm80", *parse_kernel_config("128x128x32/g8/s4/w4/wt64x64"), 0.43};
+
+TEST_F(CacheFiles, FileNameNamesTheGpuType) {
+  EXPECT_EQ(cache_file_name("NVIDIA H100 80GB HBM3", 132), "nvidia_h100_80gb_hbm3-132sm.json");
+}
+
+TEST_F(CacheFiles, StoredEntriesReadBack) {
+  ASSERT_TRUE(file().store("key one", kEntry).ok());
+  ASSERT_TRUE(
+      file().store("key two", {"warptile", *parse_kernel_config("64x64x16/g8/s2/w4"), 2.0}).ok());
+  std::string warning;
+  const auto entries = file().load(&warning);
+  EXPECT_TRUE(warning.empty()) << warning;
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries.at("key one").kernel, "sm80");
+  EXPECT_EQ(entries.at("key one").config, kEntry.config);
+  EXPECT_DOUBLE_EQ(entries.at("key one").ms, 0.43);
+  EXPECT_EQ(entries.at("key two").kernel, "warptile");
+}
+
+TEST_F(CacheFiles, ConcurrentWritersLoseNoEntry) {
+  constexpr int kWriters = 8, kEach = 10;
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      for (int i = 0; i < kEach; ++i) {
+        EXPECT_TRUE(file().store("w" + std::to_string(w) + " i" + std::to_string(i), kEntry).ok());
+      }
+    });
+  }
+  for (auto& t : writers) t.join();
+  EXPECT_EQ(file().load(nullptr).size(), size_t(kWriters * kEach));
+}
+
+TEST_F(CacheFiles, CorruptFileIsIgnoredWithAWarningAndRewritten) {
+  write("{ this is not json");
+  std::string warning;
+  EXPECT_TRUE(file().load(&warning).empty());
+  EXPECT_NE(warning.find("not valid JSON"), std::string::npos) << warning;
+  ASSERT_TRUE(file().store("key", kEntry).ok());
+  warning.clear();
+  EXPECT_EQ(file().load(&warning).size(), 1u);
+  EXPECT_TRUE(warning.empty()) << warning;
+}
+
+TEST_F(CacheFiles, AnotherVersionOrGpuIsIgnoredWithAWarning) {
+  ASSERT_TRUE(file("1.2.3").store("key", kEntry).ok());
+  std::string warning;
+  EXPECT_TRUE(file("9.9.9").load(&warning).empty());
+  EXPECT_NE(warning.find("written by tilegemm 1.2.3, this is 9.9.9"), std::string::npos) << warning;
+  // A file of another GPU type that was copied over this one's name.
+  std::filesystem::copy_file(file("1.2.3", "GPU X").path(), file("1.2.3", "GPU Y").path());
+  warning.clear();
+  EXPECT_TRUE(file("1.2.3", "GPU Y").load(&warning).empty());
+  EXPECT_NE(warning.find("tuned for another GPU (GPU X)"), std::string::npos) << warning;
+}
+
+TEST_F(CacheFiles, MissingFileIsEmptyWithoutWarning) {
+  std::string warning;
+  EXPECT_TRUE(file().load(&warning).empty());
+  EXPECT_TRUE(warning.empty());
+}
+
+}  // namespace
+}  // namespace tilegemm::autotune
