@@ -22,6 +22,17 @@ inline std::string describe(const harness::WorkloadSpec& s) {
          (s.in_place ? " in-place" : "");
 }
 
+// A spec with inputs of `dtype` and D of the matching type (fp32 for tf32 inputs).
+inline harness::WorkloadSpec spec_of(int64_t m, int64_t n, int64_t k, DType dtype) {
+  harness::WorkloadSpec s;
+  s.m = m;
+  s.n = n;
+  s.k = k;
+  s.input_dtype = dtype;
+  s.output_dtype = harness::default_output_dtype(dtype);
+  return s;
+}
+
 // Runs `spec` with `options` and checks the result against the reference within the output
 // type's tolerance. Fresh random inputs per seed; D poisoned with NaN before the run.
 inline void expect_matches_reference(const harness::WorkloadSpec& spec,

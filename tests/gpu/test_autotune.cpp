@@ -12,6 +12,7 @@ namespace tilegemm {
 namespace {
 
 using harness::WorkloadSpec;
+using testing::spec_of;
 
 class Autotune : public ::testing::Test {
  protected:
@@ -26,22 +27,13 @@ class Autotune : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  static WorkloadSpec spec(int64_t m, int64_t n, int64_t k, DType dtype) {
-    WorkloadSpec s;
-    s.m = m;
-    s.n = n;
-    s.k = k;
-    s.input_dtype = dtype;
-    s.output_dtype = harness::default_output_dtype(dtype);
-    return s;
-  }
   std::filesystem::path dir_;
 };
 
 TEST_F(Autotune, TunedConfigIsNoSlowerThanTheHeuristicsAndStored) {
   for (DType dtype : {DType::bf16, DType::tf32, DType::fp32}) {
     std::unique_ptr<harness::Workload> w;
-    ASSERT_TRUE(harness::Workload::create(spec(1536, 1024, 512, dtype), true, &w).ok());
+    ASSERT_TRUE(harness::Workload::create(spec_of(1536, 1024, 512, dtype), true, &w).ok());
     TuneResult result;
     ASSERT_TRUE(tune(w->problem(), GemmOptions{}, &result).ok());
     ASSERT_FALSE(result.candidates.empty());
@@ -61,7 +53,7 @@ TEST_F(Autotune, TunedConfigIsNoSlowerThanTheHeuristicsAndStored) {
 
 TEST_F(Autotune, TuningNeverWritesTheCallersOutput) {
   std::unique_ptr<harness::Workload> w;
-  ASSERT_TRUE(harness::Workload::create(spec(256, 320, 128, DType::fp16), true, &w).ok());
+  ASSERT_TRUE(harness::Workload::create(spec_of(256, 320, 128, DType::fp16), true, &w).ok());
   ASSERT_TRUE(w->poison_output().ok());
   TuneResult result;
   ASSERT_TRUE(tune(w->problem(), GemmOptions{}, &result).ok());
@@ -72,7 +64,7 @@ TEST_F(Autotune, TuningNeverWritesTheCallersOutput) {
 
 TEST_F(Autotune, OnMissTunesOnceThenServesTheCacheAndTheResultIsRight) {
   for (const auto& [m, n, k] : {std::tuple{700, 900, 300}, std::tuple{64, 4096, 1024}}) {
-    WorkloadSpec s = spec(m, n, k, DType::bf16);
+    WorkloadSpec s = spec_of(m, n, k, DType::bf16);
     s.beta = 0.5f;
     s.bias = true;
     s.activation = Activation::gelu;
@@ -97,7 +89,7 @@ TEST_F(Autotune, OnMissTunesOnceThenServesTheCacheAndTheResultIsRight) {
 
 TEST_F(Autotune, PolicyComesFromTheEnvironmentWhenNotGiven) {
   std::unique_ptr<harness::Workload> w;
-  ASSERT_TRUE(harness::Workload::create(spec(200, 200, 200, DType::bf16), true, &w).ok());
+  ASSERT_TRUE(harness::Workload::create(spec_of(200, 200, 200, DType::bf16), true, &w).ok());
   GemmReport report;
   setenv("TILEGEMM_AUTOTUNE", "off", 1);
   ASSERT_TRUE(gemm(w->problem(), GemmOptions{}, &report).ok());

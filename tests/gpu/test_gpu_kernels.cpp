@@ -11,6 +11,7 @@ namespace {
 
 using harness::WorkloadSpec;
 using testing::expect_matches_reference;
+using testing::spec_of;
 
 class GpuKernels : public ::testing::Test {
  protected:
@@ -42,17 +43,6 @@ class GpuKernels : public ::testing::Test {
     return out;
   }
 };
-
-// A spec with inputs of `dtype` and D of the matching type (fp32 for tf32 inputs).
-WorkloadSpec spec_of(int64_t m, int64_t n, int64_t k, DType dtype) {
-  WorkloadSpec s;
-  s.m = m;
-  s.n = n;
-  s.k = k;
-  s.input_dtype = dtype;
-  s.output_dtype = harness::default_output_dtype(dtype);
-  return s;
-}
 
 TEST_F(GpuKernels, RandomShapesEveryLayoutEveryDtype) {
   const int64_t shapes[][3] = {{1, 1, 1},     {7, 31, 129},    {127, 255, 33}, {129, 1, 255},

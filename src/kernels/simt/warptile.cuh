@@ -51,16 +51,14 @@ struct WarptileShape {
   static_assert(2 * BK * (kPitchA + kPitchB) * 4 <= 48 * 1024, "static shared memory limit");
 
   static KernelConfig config() {
-    KernelConfig c;
-    c.block_m = BM;
-    c.block_n = BN;
-    c.block_k = BK;
-    c.group_size_m = 8;
-    c.num_stages = 2;
-    c.num_warps = kThreads / 32;
-    c.warp_m = WM;
-    c.warp_n = WN;
-    return c;
+    return {.block_m = BM,
+            .block_n = BN,
+            .block_k = BK,
+            .group_size_m = 8,
+            .num_stages = 2,
+            .num_warps = kThreads / 32,
+            .warp_m = WM,
+            .warp_n = WN};
   }
 };
 

@@ -43,16 +43,14 @@ struct Sm80Shape {
   static_assert(kStages >= 2, "a pipeline needs at least two stages");
 
   static KernelConfig config() {
-    KernelConfig c;
-    c.block_m = BM;
-    c.block_n = BN;
-    c.block_k = BK;
-    c.group_size_m = 8;
-    c.num_stages = kStages;
-    c.num_warps = kThreads / 32;
-    c.warp_m = WM;
-    c.warp_n = WN;
-    return c;
+    return {.block_m = BM,
+            .block_n = BN,
+            .block_k = BK,
+            .group_size_m = 8,
+            .num_stages = kStages,
+            .num_warps = kThreads / 32,
+            .warp_m = WM,
+            .warp_n = WN};
   }
 };
 
