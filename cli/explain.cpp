@@ -17,7 +17,37 @@ struct ExplainOptions {
   int64_t m = 0, n = 0, k = 0;
   std::string block = "128x64x32", order = "grouped", dtype = "fp16";
   int64_t group = 8, pid = 0, wave = 0;
+  bool choice = false;
 };
+
+// What gemm() would run for a packed, row-major problem of this shape and dtype: backend,
+// kernel, config, where the config comes from, and the tuning key (docs/autotuning.md).
+void print_config_choice(const ExplainOptions& o, DType dtype) {
+  GemmProblem p;
+  p.m = o.m;
+  p.n = o.n;
+  p.k = o.k;
+  // Stand-in device addresses, 16-byte aligned and far apart: plan() compares them, never reads.
+  p.a = {reinterpret_cast<const void*>(uintptr_t(1) << 40), dtype};
+  p.b = {reinterpret_cast<const void*>(uintptr_t(2) << 40), dtype};
+  const DType out = harness::default_output_dtype(dtype);
+  p.c = {reinterpret_cast<const void*>(uintptr_t(3) << 40), out};
+  p.d = {reinterpret_cast<void*>(uintptr_t(3) << 40), out};
+  GemmReport report;
+  const Status s = plan(p, GemmOptions{}, &report);
+  std::printf(
+      "\nconfig choice (what gemm() would run for a packed row-major %lldx%lldx%lld %s "
+      "problem):\n",
+      (long long)o.m, (long long)o.n, (long long)o.k, o.dtype.c_str());
+  if (!s.ok()) {
+    std::printf("  none: %s\n", s.message.c_str());
+    return;
+  }
+  std::printf("  backend %s  kernel %s  config %s  from: %s\n",
+              std::string(to_string(report.backend)).c_str(), report.kernel.c_str(),
+              to_string(report.config).c_str(), report.config_source.c_str());
+  if (!report.tuning_key.empty()) std::printf("  tuning key: %s\n", report.tuning_key.c_str());
+}
 
 TileCoord tile_of(int64_t pid, const ExplainOptions& o, int64_t bm, int64_t bn, bool grouped) {
   return grouped ? grouped_tile_order(pid, o.m, o.n, bm, bn, o.group)
@@ -178,6 +208,7 @@ void explain_command(const ExplainOptions& o) {
       "  (grouped uses GROUP_SIZE_M=%lld; fewer distinct blocks per wave = more reuse in "
       "L2)\n",
       (long long)o.group);
+  if (o.choice) print_config_choice(o, dtype);
 }
 
 }  // namespace
@@ -196,6 +227,9 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--order", o.order, "grouped or row")->capture_default_str();
   cmd->add_option("--wave", o.wave, "programs running at once (default: the GPU's SMs, else 132)");
   cmd->add_option("--dtype", o.dtype, "element type for the byte counts")->capture_default_str();
+  cmd->add_flag("--choice", o.choice,
+                "also say which kernel and config gemm() would run for this shape and dtype, "
+                "where the config comes from (heuristic, cache) and its tuning key");
   cmd->callback([] { explain_command(o); });
 }
 

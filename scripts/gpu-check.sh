@@ -58,14 +58,14 @@ fi
   if [ -z "${SKIP_SANITIZER:-}" ] && command -v compute-sanitizer > /dev/null; then
     # "kernel:dtype:extra run options", cases separated by '|' (SANITIZER_CASES overrides).
     # memcheck's 130x70x45 has unaligned rows (the staged copy path) unless the leading dims
-    # say otherwise; racecheck's 200x136x64 takes cp.async.
-    cases=${SANITIZER_CASES:-"naive:bf16:|smem:bf16:|tile2d:bf16:|warptile:bf16:|warptile:fp32:|sm80:bf16:|sm80:tf32:|sm80:fp16:--layout-a col --lda 136 --ldb 48|sm80:bf16:--config 128x256x32/g8/s4/w8/wt64x64"}
+    # say otherwise; racecheck's 200x136x64 takes cp.async. Extra options must suit both shapes.
+    cases=${SANITIZER_CASES:-"naive:bf16:|smem:bf16:|tile2d:bf16:|warptile:bf16:|warptile:fp32:|sm80:bf16:|sm80:tf32:|sm80:fp16:--layout-a col --lda 208 --layout-b col --ldb 72|sm80:bf16:--config 128x256x32/g8/s4/w8/wt64x64"}
     IFS='|' read -r -a case_list <<< "$cases"
     for case in "${case_list[@]}"; do
       IFS=: read -r kernel dtype extra <<< "$case"
       # shellcheck disable=SC2086
       compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD/tilegemm" run 130 70 45 \
-        --dtype "$dtype" --layout-b col --kernel "$kernel" --reps 1 --check $extra > "$OUT/sanitizer.tmp" 2>&1
+        --dtype "$dtype" --kernel "$kernel" --reps 1 --check $extra > "$OUT/sanitizer.tmp" 2>&1
       echo "memcheck $case rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.tmp")"
       # shellcheck disable=SC2086
       compute-sanitizer --tool racecheck --error-exitcode 9 "$BUILD/tilegemm" run 200 136 64 \

@@ -4,12 +4,17 @@
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm {
+namespace {
 
-Status gemm(const GemmProblem& problem, const GemmOptions& options, GemmReport* report) {
+// Validation and the backend choice, shared by gemm() and plan(). On the CPU backend fills
+// `report`; `*on_gpu` says which backend it is.
+Status choose_backend(const GemmProblem& problem, const GemmOptions& options, GemmReport* report,
+                      bool* on_gpu) {
   if (Status s = validate(problem); !s.ok()) return s;
   Backend backend = options.backend;
   if (backend == Backend::automatic)
     backend = gpu::device_count() > 0 ? Backend::gpu : Backend::cpu;
+  *on_gpu = backend == Backend::gpu;
   if (backend == Backend::cpu) {
     if (options.kernel != "auto" && options.kernel != "cpu" && !options.kernel.empty()) {
       return {StatusCode::invalid_argument,
@@ -17,13 +22,30 @@ Status gemm(const GemmProblem& problem, const GemmOptions& options, GemmReport* 
     }
     const KernelConfig config = options.config ? *options.config : cpu::default_config();
     if (report) *report = {Backend::cpu, "cpu", config, options.config ? "given" : "default", ""};
-    return cpu::run(problem, config);
+    return Status::success();
   }
   if (gpu::device_count() == 0) {
     return {StatusCode::no_device,
             "no CUDA device is available; use the CPU backend (--backend cpu)"};
   }
-  return gpu::run(problem, options, report);
+  return Status::success();
+}
+
+}  // namespace
+
+Status gemm(const GemmProblem& problem, const GemmOptions& options, GemmReport* report) {
+  bool on_gpu = false;
+  GemmReport cpu_report;
+  if (Status s = choose_backend(problem, options, &cpu_report, &on_gpu); !s.ok()) return s;
+  if (on_gpu) return gpu::run(problem, options, report);
+  if (report) *report = cpu_report;
+  return cpu::run(problem, cpu_report.config);
+}
+
+Status plan(const GemmProblem& problem, const GemmOptions& options, GemmReport* report) {
+  bool on_gpu = false;
+  if (Status s = choose_backend(problem, options, report, &on_gpu); !s.ok()) return s;
+  return on_gpu ? gpu::plan(problem, options, report) : Status::success();
 }
 
 }  // namespace tilegemm

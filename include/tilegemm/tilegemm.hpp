@@ -106,6 +106,13 @@ struct GemmReport {
   std::string tuning_key;     // the autotuner's key for this call (GPU backend)
 };
 
+// What gemm() would run for `problem` under `options` -- backend, kernel, config, where the
+// config comes from, the tuning key -- without running or tuning anything. Where the policy would
+// tune (on-miss with no cached winner, or always), the report names the heuristic's config and
+// its source says "heuristic (a call would tune)". The problem's pointers are only compared,
+// never read, so stand-in addresses will do.
+Status plan(const GemmProblem& problem, const GemmOptions& options, GemmReport* report);
+
 // One config the autotuner timed.
 struct TuneCandidate {
   std::string kernel;

@@ -58,14 +58,32 @@ Status launch(const Kernel& kernel, const GemmProblem& p, const KernelConfig& co
   return kernel.launch(make_gemm_args(p, config.group_size_m), config, p.stream);
 }
 
-Status run(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {
-  autotune::Choice choice;
-  if (Status s = autotune::choose(p, options, &choice); !s.ok()) return s;
+namespace {
+
+void fill_report(const autotune::Choice& choice, GemmReport* report) {
   if (report) {
     *report = {Backend::gpu, choice.kernel->info.name, choice.config, choice.source,
                choice.source == "given" ? std::string() : autotune::to_string(choice.key)};
   }
+}
+
+}  // namespace
+
+Status run(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {
+  autotune::Choice choice;
+  if (Status s = autotune::choose(p, options, &choice); !s.ok()) return s;
+  fill_report(choice, report);
   return launch(*choice.kernel, p, choice.config);
+}
+
+Status plan(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {
+  autotune::Choice choice;
+  if (Status s = autotune::choose(p, options, &choice, /*may_tune=*/false); !s.ok()) return s;
+  if (std::string why = choice.kernel->can_implement(p, choice.config); !why.empty()) {
+    return {StatusCode::invalid_argument, why};
+  }
+  fill_report(choice, report);
+  return Status::success();
 }
 
 }  // namespace tilegemm::gpu

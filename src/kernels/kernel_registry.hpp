@@ -46,6 +46,9 @@ const Kernel* auto_kernel(const GemmProblem& problem);
 // Runs a validated problem on the GPU: picks the kernel ("auto" or by name) and config.
 Status run(const GemmProblem& problem, const GemmOptions& options, GemmReport* report);
 
+// What run() would choose, without running or tuning (tilegemm::plan).
+Status plan(const GemmProblem& problem, const GemmOptions& options, GemmReport* report);
+
 // Launches one kernel and config on a validated problem (no choice made): checks can_implement.
 Status launch(const Kernel& kernel, const GemmProblem& problem, const KernelConfig& config);
 

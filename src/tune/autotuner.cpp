@@ -288,7 +288,7 @@ Status tune_problem(const GemmProblem& p, const GemmOptions& options, TuneResult
   return Status::success();
 }
 
-Status choose(const GemmProblem& p, const GemmOptions& options, Choice* choice) {
+Status choose(const GemmProblem& p, const GemmOptions& options, Choice* choice, bool may_tune) {
   const bool automatic = options.kernel.empty() || options.kernel == "auto";
   if (options.config) {
     choice->kernel = automatic ? gpu::auto_kernel(p) : gpu::find_kernel(options.kernel);
@@ -301,9 +301,10 @@ Status choose(const GemmProblem& p, const GemmOptions& options, Choice* choice) 
     choice->key = make_tuning_key(p, options.kernel, current_device());
     std::optional<CacheEntry> entry;
     if (policy == AutotunePolicy::on_miss) entry = State::get().cached(choice->key);
+    const bool would_tune = !entry && policy != AutotunePolicy::off;
     if (entry) {
       choice->source = "cache";
-    } else if (policy != AutotunePolicy::off) {
+    } else if (would_tune && may_tune) {
       TuneResult result;
       CacheEntry winner;
       if (Status s = tune_problem(p, options, &result, {}, &winner); !s.ok()) return s;
@@ -322,7 +323,7 @@ Status choose(const GemmProblem& p, const GemmOptions& options, Choice* choice) 
       }
       choice->kernel = h->kernel;
       choice->config = h->config;
-      choice->source = "heuristic";
+      choice->source = would_tune ? "heuristic (a call would tune)" : "heuristic";
     }
   }
   if (choice->kernel == nullptr) {

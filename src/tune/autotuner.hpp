@@ -27,7 +27,10 @@ struct Choice {
 // The policy in force for a call: the option, else $TILEGEMM_AUTOTUNE, else off.
 AutotunePolicy policy_of(const GemmOptions& options);
 
-// Picks the kernel and config for a validated problem on the current device.
-Status choose(const GemmProblem& problem, const GemmOptions& options, Choice* choice);
+// Picks the kernel and config for a validated problem on the current device. With `may_tune`
+// false a choice that would need tuning falls back to the heuristic's (source "heuristic (a
+// call would tune)").
+Status choose(const GemmProblem& problem, const GemmOptions& options, Choice* choice,
+              bool may_tune = true);
 
 }  // namespace tilegemm::autotune

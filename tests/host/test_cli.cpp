@@ -65,6 +65,16 @@ TEST(CliExplain, RowOrderIsAvailable) {
   EXPECT_NE(r.output.find("pid_m            = 60 // 12"), std::string::npos) << r.output;
 }
 
+TEST(CliExplain, ChoiceSaysWhatGemmWouldRun) {
+  const Result r = run_cli("explain 1024 768 128 --dtype bf16 --choice");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("config choice (what gemm() would run for a packed row-major "
+                          "1024x768x128 bf16 problem):"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find(" from: "), std::string::npos) << r.output;
+}
+
 TEST(CliExplain, BadArgumentsNameTheOption) {
   Result r = run_cli("explain 1024 768 128 --block 128x64 --pid 0");
   EXPECT_EQ(r.exit_code, 2);

@@ -130,3 +130,31 @@ TEST(CpuBackend, AnyTileConfigGivesTheSameAnswer) {
 
 }  // namespace
 }  // namespace tilegemm
+
+namespace tilegemm {
+namespace {
+
+TEST(Plan, SaysWhatTheCpuBackendWouldRunWithoutRunningIt) {
+  std::vector<float> a(6 * 4, 1.0f), b(4 * 5, 1.0f), d(6 * 5, -7.0f);
+  GemmProblem p;
+  p.m = 6;
+  p.n = 5;
+  p.k = 4;
+  p.a = {a.data(), DType::fp32};
+  p.b = {b.data(), DType::fp32};
+  p.d = {d.data(), DType::fp32};
+  GemmOptions o;
+  o.backend = Backend::cpu;
+  GemmReport report;
+  ASSERT_TRUE(plan(p, o, &report).ok());
+  EXPECT_EQ(report.backend, Backend::cpu);
+  EXPECT_EQ(report.config_source, "default");
+  for (float v : d) EXPECT_EQ(v, -7.0f);  // nothing ran
+  o.kernel = "sm80";
+  EXPECT_NE(plan(p, o, &report).message.find("kernel 'sm80' is a GPU kernel"), std::string::npos);
+  p.k = -1;
+  EXPECT_NE(plan(p, o, &report).message.find("k must be >= 0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tilegemm
