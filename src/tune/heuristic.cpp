@@ -12,32 +12,23 @@ namespace tilegemm::autotune {
 
 extern const char* const kH100TunedTable;  // h100_table.json, embedded by CMake
 
+TunedTable parse_tuned_table(const char* json) {
+  TunedTable t;
+  const auto j = nlohmann::json::parse(json, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("entries")) return t;
+  t.gpu = j.value("gpu", "");
+  for (const auto& [text, e] : j["entries"].items()) {
+    const auto key = parse_tuning_key(text);
+    const auto config = parse_kernel_config(e.value("config", ""));
+    if (key && config) t.rows.push_back({*key, e.value("kernel", ""), *config});
+  }
+  return t;
+}
+
 namespace {
 
-struct TableRow {
-  TuningKey key;
-  std::string kernel;
-  KernelConfig config;
-};
-
-struct Table {
-  std::string gpu;
-  std::vector<TableRow> rows;
-};
-
-const Table& h100_table() {
-  static const Table table = [] {
-    Table t;
-    const auto j = nlohmann::json::parse(kH100TunedTable, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("entries")) return t;
-    t.gpu = j.value("gpu", "");
-    for (const auto& [text, e] : j["entries"].items()) {
-      const auto key = parse_tuning_key(text);
-      const auto config = parse_kernel_config(e.value("config", ""));
-      if (key && config) t.rows.push_back({*key, e.value("kernel", ""), *config});
-    }
-    return t;
-  }();
+const TunedTable& h100_table() {
+  static const TunedTable table = parse_tuned_table(kH100TunedTable);
   return table;
 }
 
@@ -53,6 +44,21 @@ double shape_distance(const TuningKey& a, const GemmProblem& p) {
 }
 
 }  // namespace
+
+const TunedRow* nearest_tuned(const TunedTable& table, const GemmProblem& p,
+                              const std::string& kernel_request) {
+  const TunedRow* best = nullptr;
+  double best_distance = 0.0;
+  for (const TunedRow& row : table.rows) {
+    const bool same_type =
+        row.key.input == p.a.dtype || (is_16_bit(row.key.input) && is_16_bit(p.a.dtype));
+    if (!same_type || row.key.kernel != kernel_request) continue;
+    // An exact-type match wins ties over a stand-in.
+    const double d = shape_distance(row.key, p) + (row.key.input == p.a.dtype ? 0.0 : 1e-6);
+    if (best == nullptr || d < best_distance) best = &row, best_distance = d;
+  }
+  return best;
+}
 
 KernelConfig rules_config(const gpu::Kernel& kernel, const GemmProblem& p, int sms) {
   std::vector<KernelConfig> by_area = kernel.info.configs;
@@ -76,20 +82,10 @@ HeuristicChoice heuristic(const GemmProblem& p, const std::string& kernel_name,
   choice.kernel = automatic ? gpu::auto_kernel(p) : gpu::find_kernel(kernel_name);
   if (choice.kernel == nullptr) return choice;
 
-  const Table& table = h100_table();
+  const TunedTable& table = h100_table();
   if (table.gpu == gpu_name) {
-    // The nearest tuned shape of the same input type (fp16 and bf16 stand in for each other) and
-    // the same kernel request, if its winner runs this problem.
-    const TableRow* best = nullptr;
-    double best_distance = 0.0;
-    for (const TableRow& row : table.rows) {
-      const bool same_type =
-          row.key.input == p.a.dtype || (is_16_bit(row.key.input) && is_16_bit(p.a.dtype));
-      if (!same_type || row.key.kernel != (automatic ? "auto" : kernel_name)) continue;
-      // An exact-type match wins ties over a stand-in.
-      const double d = shape_distance(row.key, p) + (row.key.input == p.a.dtype ? 0.0 : 1e-6);
-      if (best == nullptr || d < best_distance) best = &row, best_distance = d;
-    }
+    // The winner of the nearest tuned shape, if it runs this problem.
+    const TunedRow* best = nearest_tuned(table, p, automatic ? "auto" : kernel_name);
     if (best != nullptr && best->kernel == choice.kernel->info.name &&
         choice.kernel->can_implement(p, best->config).empty()) {
       choice.config = best->config;

@@ -5,9 +5,31 @@
 #include <optional>
 #include <string>
 
+#include <vector>
+
 #include "kernels/kernel_registry.hpp"
+#include "tune/tuning_key.hpp"
 
 namespace tilegemm::autotune {
+
+// A table of tuned results: the cache-file format of tune_cache.hpp, read into rows.
+struct TunedRow {
+  TuningKey key;
+  std::string kernel;
+  KernelConfig config;
+};
+struct TunedTable {
+  std::string gpu;
+  std::vector<TunedRow> rows;
+};
+TunedTable parse_tuned_table(const char* json);
+
+// The row of the tuned shape nearest to the problem's -- distance: the sum of |ln| of the ratios
+// of M, N and K -- among rows of the same input type (fp16 and bf16 stand in for each other; an
+// exact type wins a tie) and the same kernel request. Of equally near rows, the first in the
+// table's order. nullptr when no row qualifies.
+const TunedRow* nearest_tuned(const TunedTable& table, const GemmProblem& problem,
+                              const std::string& kernel_request);
 
 struct HeuristicChoice {
   const gpu::Kernel* kernel = nullptr;

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "tune/config_space.hpp"
+#include "tune/heuristic.hpp"
 #include "tune/tune_cache.hpp"
 #include "tune/tuning_key.hpp"
 
@@ -120,6 +121,39 @@ TEST(ConfigSpace, TilesFarLargerThanTheProblemArePruned) {
   // ...but a kernel keeps its configs when none fits better.
   KernelChoices big{"big", {*parse_kernel_config("128x128x32/g8/s4/w4")}, true, true, {}};
   EXPECT_EQ(config_space({big}, problem(16, 16, 16), {}).size(), 1u);
+}
+
+TEST(Heuristic, NearestTunedShapeOfTheSameTypeAndRequest) {
+  const TunedTable t = parse_tuned_table(R"({"gpu": "G", "entries": {
+    "1024x1024x1024 b1 bf16>bf16 row.row>row al7 ep0 auto": {"kernel": "sm80", "config": "32x64x32/g8/s5/w2/wt32x32"},
+    "4096x4096x4096 b1 bf16>bf16 row.row>row al7 ep0 auto": {"kernel": "sm80", "config": "128x128x32/g8/s4/w4/wt64x64"},
+    "4096x4096x4096 b1 fp16>fp16 row.row>row al7 ep0 auto": {"kernel": "sm80", "config": "128x256x32/g8/s4/w8/wt64x64"},
+    "4096x4096x4096 b1 tf32>fp32 row.row>row al7 ep0 auto": {"kernel": "sm80", "config": "256x128x32/g8/s4/w8/wt64x64"},
+    "4096x4096x4096 b1 bf16>bf16 row.row>row al7 ep0 sm80": {"kernel": "sm80", "config": "64x32x32/g8/s5/w2/wt32x32"}}})");
+  ASSERT_EQ(t.rows.size(), 5u);
+  EXPECT_EQ(t.gpu, "G");
+  const auto pick = [&](const GemmProblem& p, const std::string& request = "auto") {
+    const TunedRow* row = nearest_tuned(t, p, request);
+    return row ? to_string(row->config) : std::string("none");
+  };
+  // Distance is the sum of |ln| of the ratios: 3000^3 is nearer 4096^3 than 1024^3.
+  EXPECT_EQ(pick(problem(3000, 3000, 3000)), "128x128x32/g8/s4/w4/wt64x64");
+  EXPECT_EQ(pick(problem(1100, 900, 1000)), "32x64x32/g8/s5/w2/wt32x32");
+  // fp16 takes its own row, and stands in for bf16 where it has none (and the other way).
+  EXPECT_EQ(pick(problem(4096, 4096, 4096, DType::fp16)), "128x256x32/g8/s4/w8/wt64x64");
+  EXPECT_EQ(pick(problem(1024, 1024, 1024, DType::fp16)), "32x64x32/g8/s5/w2/wt32x32");
+  // tf32 and fp32 use only rows of their own type.
+  EXPECT_EQ(pick(problem(1024, 1024, 1024, DType::tf32)), "256x128x32/g8/s4/w8/wt64x64");
+  EXPECT_EQ(pick(problem(1024, 1024, 1024, DType::fp32)), "none");
+  // A named kernel uses the rows tuned for that request.
+  EXPECT_EQ(pick(problem(1024, 1024, 1024), "sm80"), "64x32x32/g8/s5/w2/wt32x32");
+  // Equally near (2048^3 is 3 ln 2 from both): the first in the table's order.
+  EXPECT_EQ(pick(problem(2048, 2048, 2048)), "32x64x32/g8/s5/w2/wt32x32");
+}
+
+TEST(Heuristic, TableThatDoesNotParseIsEmpty) {
+  EXPECT_TRUE(parse_tuned_table("{ nope").rows.empty());
+  EXPECT_TRUE(parse_tuned_table(R"({"entries": {"bad key": {"config": "1x1x1"}}})").rows.empty());
 }
 
 class CacheFiles : public ::testing::Test {
