@@ -301,6 +301,9 @@ Status choose(const GemmProblem& p, const GemmOptions& options, Choice* choice, 
     choice->key = make_tuning_key(p, options.kernel, current_device());
     std::optional<CacheEntry> entry;
     if (policy == AutotunePolicy::on_miss) entry = State::get().cached(choice->key);
+    // A cached winner of a kernel this build lacks (a file from another build of the same
+    // version) counts as a miss.
+    if (entry && gpu::find_kernel(entry->kernel) == nullptr) entry.reset();
     const bool would_tune = !entry && policy != AutotunePolicy::off;
     if (entry) {
       choice->source = "cache";
