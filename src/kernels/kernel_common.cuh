@@ -16,7 +16,7 @@ __device__ __forceinline__ TileCoord program_tile(const GemmArgs& args, int bloc
   return grouped_tile_order(blockIdx.x, args.m, args.n, block_m, block_n, args.group_size_m);
 }
 
-// Grid of a SIMT launch: x = programs of one batch entry, y = batch entries (each program loops
+// Grid of a launch: x = programs of one batch entry, y = batch entries (each program loops
 // over y with stride gridDim.y, so any batch count fits the 65535 limit of gridDim.y).
 inline dim3 program_grid(const GemmArgs& args, int block_m, int block_n) {
   const int64_t batches = args.batch_count < 65535 ? args.batch_count : 65535;

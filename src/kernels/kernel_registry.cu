@@ -1,7 +1,6 @@
 // The kernel table, config choice and launch: the GPU half of gemm().
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <climits>
 
 #include "kernels/cuda_check.hpp"
@@ -24,15 +23,6 @@ int device_count() {
     return 0;
   }
   return count;
-}
-
-int current_sm_count() {
-  int device = 0, sms = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
-    return 132;
-  }
-  return sms;
 }
 
 const Kernel* find_kernel(const std::string& name) {

@@ -52,9 +52,6 @@ Status plan(const GemmProblem& problem, const GemmOptions& options, GemmReport* 
 // Launches one kernel and config on a validated problem (no choice made): checks can_implement.
 Status launch(const Kernel& kernel, const GemmProblem& problem, const KernelConfig& config);
 
-// SMs of the current device (132 if it cannot be read).
-int current_sm_count();
-
 // Number of CUDA devices (0 when none or no driver).
 int device_count();
 

@@ -28,12 +28,6 @@
 namespace tilegemm::autotune {
 namespace {
 
-struct DeviceFacts {
-  std::string name;
-  int sms = 0;
-  int64_t shared_bytes_per_block = 0;
-};
-
 // Everything the tuner keeps for the process: per device its facts and its cache file's
 // entries (read once), and the in-memory layers keyed by TuningKey.
 class State {
@@ -43,7 +37,7 @@ class State {
     return state;
   }
 
-  DeviceFacts facts(int device) {
+  DeviceInfo facts(int device) {
     std::lock_guard<std::mutex> lock(mutex_);
     return device_locked(device).facts;
   }
@@ -87,7 +81,7 @@ class State {
  private:
   struct Device {
     bool ready = false;
-    DeviceFacts facts;
+    DeviceInfo facts;  // from tilegemm::devices()
     std::unique_ptr<TuneFile> file;
     std::map<std::string, CacheEntry> file_entries;
   };
@@ -97,16 +91,17 @@ class State {
     Device& d = devices_[size_t(ordinal)];
     if (d.ready) return d;
     d.ready = true;
-    cudaDeviceProp prop{};
-    if (cudaGetDeviceProperties(&prop, ordinal) == cudaSuccess) {
-      d.facts = {prop.name, prop.multiProcessorCount, int64_t(prop.sharedMemPerBlockOptin)};
+    if (const auto all = devices(); ordinal < int(all.size())) {
+      d.facts = all[size_t(ordinal)];
     } else {
-      cudaGetLastError();
-      d.facts = {"unknown", 132, 48 * 1024};
+      d.facts.name = "unknown";
+      d.facts.sm_count = 132;
+      d.facts.shared_memory_per_block_optin = 48 * 1024;
     }
     if (const std::string dir = cache_directory(); !dir.empty()) {
-      d.file = std::make_unique<TuneFile>(dir + "/" + cache_file_name(d.facts.name, d.facts.sms),
-                                          d.facts.name, d.facts.sms, TILEGEMM_VERSION_STRING);
+      d.file =
+          std::make_unique<TuneFile>(dir + "/" + cache_file_name(d.facts.name, d.facts.sm_count),
+                                     d.facts.name, d.facts.sm_count, TILEGEMM_VERSION_STRING);
       std::string warning;
       d.file_entries = d.file->load(&warning);
       if (!warning.empty()) std::fprintf(stderr, "%s (it will be rewritten)\n", warning.c_str());
@@ -194,7 +189,7 @@ Status tune_problem(const GemmProblem& p, const GemmOptions& options, TuneResult
                     const std::function<void(int, int)>& progress, CacheEntry* winner) {
   const auto t0 = std::chrono::steady_clock::now();
   const int device = current_device();
-  const DeviceFacts facts = State::get().facts(device);
+  const DeviceInfo facts = State::get().facts(device);
   const TuningKey key = make_tuning_key(p, options.kernel, device);
   *result = {};
   result->tuning_key = to_string(key);
@@ -207,9 +202,9 @@ Status tune_problem(const GemmProblem& p, const GemmOptions& options, TuneResult
         {k->info.name, k->info.configs, k->tensor_cores, k->production, k->shared_bytes});
   }
   const std::vector<Candidate> candidates =
-      config_space(choices, p, {facts.shared_bytes_per_block}, &result->pruned);
+      config_space(choices, p, {facts.shared_memory_per_block_optin}, &result->pruned);
   if (candidates.empty()) return {StatusCode::not_supported, "every config was pruned"};
-  const HeuristicChoice guess = heuristic(p, options.kernel, facts.name, facts.sms);
+  const HeuristicChoice guess = heuristic(p, options.kernel, facts.name, facts.sm_count);
 
   // Scratch output: the user's D is never written; C is still read from where it lives.
   const int64_t span = output_span(p);
@@ -320,8 +315,8 @@ Status choose(const GemmProblem& p, const GemmOptions& options, Choice* choice, 
     } else {
       auto h = State::get().remembered_heuristic(choice->key);
       if (!h) {
-        const DeviceFacts facts = State::get().facts(choice->key.device);
-        h = heuristic(p, options.kernel, facts.name, facts.sms);
+        const DeviceInfo facts = State::get().facts(choice->key.device);
+        h = heuristic(p, options.kernel, facts.name, facts.sm_count);
         State::get().remember_heuristic(choice->key, *h);
       }
       choice->kernel = h->kernel;

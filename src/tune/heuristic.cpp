@@ -43,6 +43,23 @@ double shape_distance(const TuningKey& a, const GemmProblem& p) {
   return term(a.m, p.m) + term(a.n, p.n) + term(a.k, p.k);
 }
 
+// The rules: the config with the largest tile that still gives every SM a program, else the one
+// with the most programs.
+KernelConfig rules_config(const gpu::Kernel& kernel, const GemmProblem& p, int sms) {
+  std::vector<KernelConfig> by_area = kernel.info.configs;
+  const bool tall = p.m > p.n;  // among equal areas, the tile whose aspect follows the problem's
+  std::stable_sort(
+      by_area.begin(), by_area.end(), [&](const KernelConfig& x, const KernelConfig& y) {
+        const int64_t ax = int64_t(x.block_m) * x.block_n, ay = int64_t(y.block_m) * y.block_n;
+        if (ax != ay) return ax > ay;
+        return tall ? x.block_m > y.block_m : x.block_n > y.block_n;
+      });
+  for (const KernelConfig& c : by_area) {
+    if (num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count >= sms) return c;
+  }
+  return by_area.back();
+}
+
 }  // namespace
 
 const TunedRow* nearest_tuned(const TunedTable& table, const GemmProblem& p,
@@ -58,21 +75,6 @@ const TunedRow* nearest_tuned(const TunedTable& table, const GemmProblem& p,
     if (best == nullptr || d < best_distance) best = &row, best_distance = d;
   }
   return best;
-}
-
-KernelConfig rules_config(const gpu::Kernel& kernel, const GemmProblem& p, int sms) {
-  std::vector<KernelConfig> by_area = kernel.info.configs;
-  const bool tall = p.m > p.n;  // among equal areas, the tile whose aspect follows the problem's
-  std::stable_sort(
-      by_area.begin(), by_area.end(), [&](const KernelConfig& x, const KernelConfig& y) {
-        const int64_t ax = int64_t(x.block_m) * x.block_n, ay = int64_t(y.block_m) * y.block_n;
-        if (ax != ay) return ax > ay;
-        return tall ? x.block_m > y.block_m : x.block_n > y.block_n;
-      });
-  for (const KernelConfig& c : by_area) {
-    if (num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count >= sms) return c;
-  }
-  return by_area.back();
 }
 
 HeuristicChoice heuristic(const GemmProblem& p, const std::string& kernel_name,

@@ -4,7 +4,6 @@
 
 #include <optional>
 #include <string>
-
 #include <vector>
 
 #include "kernels/kernel_registry.hpp"
@@ -40,9 +39,5 @@ struct HeuristicChoice {
 // `kernel_name`: "auto" or a kernel; `gpu_name`: the device's name (the table applies to its GPU).
 HeuristicChoice heuristic(const GemmProblem& problem, const std::string& kernel_name,
                           const std::string& gpu_name, int sms);
-
-// The rules alone: the config with the largest tile that still gives every SM a program, else
-// the one with the most programs.
-KernelConfig rules_config(const gpu::Kernel& kernel, const GemmProblem& problem, int sms);
 
 }  // namespace tilegemm::autotune
