@@ -115,6 +115,7 @@ void run_command(const RunOptions& o) {
                         {"config", to_string(report.config)},
                         {"config_source", report.config_source},
                         {"tuning_key", report.tuning_key},
+                        {"kernel_note", report.kernel_note},
                         {"reps", reps},
                         {"median_ms", ms},
                         {"tflops", tflops}};
@@ -137,6 +138,7 @@ void run_command(const RunOptions& o) {
                 std::string(to_string(report.backend)).c_str(), report.kernel.c_str(),
                 to_string(report.config).c_str(),
                 report.config_source.empty() ? "" : "  from: ", report.config_source.c_str());
+    if (!report.kernel_note.empty()) std::printf("note: %s\n", report.kernel_note.c_str());
     std::printf("time: %.4f ms (median of %d)  %.2f TFLOP/s\n", ms, reps, tflops);
     if (o.check) {
       std::printf(

@@ -14,6 +14,10 @@ BUILD=${BUILD:-build-gpu}
 BENCH_SUITES=${BENCH_SUITES:-all}
 BENCH_DTYPES=${BENCH_DTYPES:-fp32 bf16 fp16 tf32}
 BENCH_REPS=${BENCH_REPS:-20}
+# Time limits, so that a hung kernel costs minutes, not the machine: per CLI run, per test.
+RUN_TIMEOUT=${RUN_TIMEOUT:-120}
+TEST_TIMEOUT=${TEST_TIMEOUT:-300}
+tg() { timeout "$RUN_TIMEOUT" "$BUILD/tilegemm" "$@"; }
 summary="$OUT/summary.txt"
 : > "$summary"
 say() { echo "$@" | tee -a "$summary"; }
@@ -31,7 +35,7 @@ if ! cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARC
 fi
 say "build: $(( $(date +%s) - t0 )) s"
 # Resource usage of the production kernels: registers, spills, stack.
-for kernel in warptile_gemm sm80_gemm; do
+for kernel in warptile_gemm sm80_gemm sm90_gemm; do
   echo "$kernel:" >> "$summary"
   grep -A2 "Function properties for .*$kernel" "$OUT/build.log" | grep -E "registers|spill" |
     sed -E 's/, [0-9]+ bytes cmem.*//' | sort | uniq -c | head -12 >> "$summary"
@@ -39,7 +43,7 @@ done
 
 if [ -z "${SKIP_TESTS:-}" ]; then
   t0=$(date +%s)
-  ctest --test-dir "$BUILD" -L gpu --output-on-failure > "$OUT/tests.log" 2>&1
+  ctest --test-dir "$BUILD" -L gpu --timeout "$TEST_TIMEOUT" --output-on-failure > "$OUT/tests.log" 2>&1
   rc=$?
   say "gpu tests (ctest -L gpu): $(grep -E 'tests passed|tests failed' "$OUT/tests.log" | tail -1) rc=$rc, $(( $(date +%s) - t0 )) s"
   ctest --test-dir "$BUILD" -L host -j 8 --output-on-failure > "$OUT/host-tests.log" 2>&1
@@ -48,34 +52,40 @@ if [ -z "${SKIP_TESTS:-}" ]; then
 fi
 
 {
-  "$BUILD/tilegemm" info --ceilings
-  "$BUILD/tilegemm" run 4096 4096 4096 --dtype fp32 --check
-  "$BUILD/tilegemm" run 4096 4096 4096 --dtype bf16 --check
-  "$BUILD/tilegemm" run 4096 4096 4096 --dtype tf32 --check
-  "$BUILD/tilegemm" run 4095 4097 4093 --dtype fp16 --check
-  "$BUILD/tilegemm" run 1000 1000 1000 --dtype fp16 --layout-a col --bias --activation gelu --beta 1 --check
+  tg info --ceilings
+  tg run 4096 4096 4096 --dtype fp32 --check
+  tg run 4096 4096 4096 --dtype bf16 --check
+  tg run 4096 4096 4096 --dtype tf32 --check
+  tg run 4095 4097 4093 --dtype fp16 --check
+  tg run 1000 1000 1000 --dtype fp16 --layout-a col --bias --activation gelu --beta 1 --check
   # Memory and shared-memory race checks on small problems, every kernel.
   if [ -z "${SKIP_SANITIZER:-}" ] && command -v compute-sanitizer > /dev/null; then
     # "kernel:dtype:extra run options", cases separated by '|' (SANITIZER_CASES overrides).
     # memcheck's 130x70x45 has unaligned rows (the staged copy path) unless the leading dims
     # say otherwise; racecheck's 200x136x64 takes cp.async. Extra options must suit both shapes.
-    cases=${SANITIZER_CASES:-"naive:bf16:|smem:bf16:|tile2d:bf16:|warptile:bf16:|warptile:fp32:|sm80:bf16:|sm80:tf32:|sm80:fp16:--layout-a col --lda 208 --layout-b col --ldb 72|sm80:bf16:--config 128x256x32/g8/s4/w8/wt64x64"}
+    cases=${SANITIZER_CASES:-"naive:bf16:|smem:bf16:|tile2d:bf16:|warptile:bf16:|warptile:fp32:|sm80:bf16:|sm80:tf32:|sm80:fp16:--layout-a col --lda 208 --layout-b col --ldb 72|sm80:bf16:--config 128x256x32/g8/s4/w8/wt64x64|sm90:bf16:--lda 64 --ldb 136|sm90:fp16:--layout-a col --lda 200 --layout-b col --ldb 64"}
     IFS='|' read -r -a case_list <<< "$cases"
     for case in "${case_list[@]}"; do
       IFS=: read -r kernel dtype extra <<< "$case"
       # shellcheck disable=SC2086
-      compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD/tilegemm" run 130 70 45 \
+      timeout "$RUN_TIMEOUT" compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD/tilegemm" run 130 70 45 \
         --dtype "$dtype" --kernel "$kernel" --reps 1 --check $extra > "$OUT/sanitizer.tmp" 2>&1
       echo "memcheck $case rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.tmp")"
       # shellcheck disable=SC2086
-      compute-sanitizer --tool racecheck --error-exitcode 9 "$BUILD/tilegemm" run 200 136 64 \
+      timeout "$RUN_TIMEOUT" compute-sanitizer --tool racecheck --error-exitcode 9 "$BUILD/tilegemm" run 200 136 64 \
         --dtype "$dtype" --kernel "$kernel" --reps 1 $extra > "$OUT/sanitizer.tmp" 2>&1
       echo "racecheck $case rc=$? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/sanitizer.tmp")"
+      if [ "$kernel" = sm90 ]; then  # mbarrier and warpgroup synchronisation
+        # shellcheck disable=SC2086
+        timeout "$RUN_TIMEOUT" compute-sanitizer --tool synccheck --error-exitcode 9 "$BUILD/tilegemm" run 200 136 64 \
+          --dtype "$dtype" --kernel "$kernel" --reps 1 $extra > "$OUT/sanitizer.tmp" 2>&1
+        echo "synccheck $case rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.tmp")"
+      fi
     done
   fi
 } > "$OUT/run.log" 2>&1
 rm -f "$OUT/sanitizer.tmp"
-grep -E "^(memcheck|racecheck)" "$OUT/run.log" | tr '\n' ' ' >> "$summary"; echo >> "$summary"
+grep -E "^(memcheck|racecheck|synccheck)" "$OUT/run.log" | tr '\n' ' ' >> "$summary"; echo >> "$summary"
 say "run: $(grep -c PASS "$OUT/run.log") PASS, $(grep -c FAIL "$OUT/run.log") FAIL"
 grep -E "TFLOP/s|check:|copy:" "$OUT/run.log" | tee -a "$summary"
 
@@ -86,7 +96,7 @@ for item in ${SWEEP:-}; do
   configs=$("$BUILD/tilegemm" info | awk -v k="$kernel" '$1 == k { on = 1; next }
     $1 == "config" && on { print $2; next } { on = 0 }')
   for config in $configs; do
-    tflops=$("$BUILD/tilegemm" run "$m" "$n" "$k" --dtype "$dtype" --kernel "$kernel" \
+    tflops=$(tg run "$m" "$n" "$k" --dtype "$dtype" --kernel "$kernel" \
       --config "$config" --reps 10 2>&1 | sed -nE 's/.* ([0-9.]+) TFLOP\/s/\1/p')
     say "sweep $kernel $dtype ${m}x${n}x${k} $config ${tflops:-failed} TFLOP/s"
   done
@@ -96,7 +106,7 @@ done
 : > "$OUT/bench.log"
 for dtype in $BENCH_DTYPES; do
   for suite in $BENCH_SUITES; do
-    "$BUILD/tilegemm" bench --suite "$suite" --dtype "$dtype" --reps "$BENCH_REPS" \
+    timeout 300 "$BUILD/tilegemm" bench --suite "$suite" --dtype "$dtype" --reps "$BENCH_REPS" \
       --csv "$OUT/part-$dtype-$suite.csv" 2>&1 | tee -a "$OUT/bench.log"
   done
 done
@@ -113,12 +123,12 @@ python3 bench/plot.py "$OUT/bench.csv" "$OUT/square.png" > /dev/null 2>&1 ||
 
 # SASS: which instructions the production kernels use, and any local-memory traffic.
 : > "$OUT/sass.txt"
-for unit in warptile_fp32 sm80_bf16_async sm80_tf32_async; do
+for unit in warptile_fp32 sm80_bf16_async sm80_tf32_async sm90_bf16; do
   obj=$(find "$BUILD" -name "$unit.cu.o" | head -1)
   [ -n "$obj" ] || continue
   cuobjdump --dump-sass "$obj" > "$OUT/sass-$unit.txt" 2>&1
   count() { grep -cE "$1" "$OUT/sass-$unit.txt"; }
-  say "sass $unit: FFMA $(count FFMA), HMMA $(count HMMA), LDSM $(count LDSM), LDGSTS $(count LDGSTS), LDS.128 $(count 'LDS.128'), LDG.E.128 $(count 'LDG.E.128'), LDL/STL $(count 'LDL|STL')"
+  say "sass $unit: FFMA $(count FFMA), HMMA $(count HMMA), LDSM $(count LDSM), LDGSTS $(count LDGSTS), LDS.128 $(count 'LDS.128'), LDG.E.128 $(count 'LDG.E.128'), HGMMA $(count HGMMA), UTMALDG $(count UTMALDG), LDL/STL $(count 'LDL|STL')"
   cat "$OUT/sass-$unit.txt" >> "$OUT/sass.txt" && rm "$OUT/sass-$unit.txt"
 done
 gzip -f "$OUT/sass.txt"

@@ -104,6 +104,9 @@ struct GemmReport {
   KernelConfig config;
   std::string config_source;  // "given", "heuristic", "cache" or "tuned"
   std::string tuning_key;     // the autotuner's key for this call (GPU backend)
+  // With kernel "auto": why faster kernels were passed over, e.g. "sm90: kernel sm90: operand b:
+  // TMA needs a 16-byte aligned ...". Empty when the first choice ran.
+  std::string kernel_note;
 };
 
 // What gemm() would run for `problem` under `options` -- backend, kernel, config, where the

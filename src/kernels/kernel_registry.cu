@@ -12,7 +12,8 @@ namespace tilegemm::gpu {
 
 const std::vector<Kernel>& kernels() {
   static const std::vector<Kernel> table = {naive_kernel(), smem_kernel(), tile2d_kernel(),
-                                            warptile_kernel(), sm80_kernel()};
+                                            warptile_kernel(), sm80_kernel(),
+                                            sm90_kernel()};
   return table;
 }
 
@@ -31,10 +32,36 @@ const Kernel* find_kernel(const std::string& name) {
   return nullptr;
 }
 
+namespace {
+// The order "auto" tries kernels in: fastest first.
+constexpr const char* kAutoPreference[] = {"sm90", "sm80", "warptile"};
+
+bool takes_dtype(const Kernel& k, DType d) {
+  for (DType x : k.info.input_dtypes)
+    if (x == d) return true;
+  return false;
+}
+}  // namespace
+
 const Kernel* auto_kernel(const GemmProblem& p) {
-  const Kernel* sm80 = find_kernel("sm80");
-  if (sm80 && sm80->can_implement(p, sm80->info.default_config).empty()) return sm80;
+  for (const char* name : kAutoPreference) {
+    const Kernel* k = find_kernel(name);
+    if (k && k->can_implement(p, k->info.default_config).empty()) return k;
+  }
   return find_kernel("warptile");
+}
+
+std::string auto_kernel_note(const GemmProblem& p, const Kernel& chosen) {
+  std::string note;
+  for (const char* name : kAutoPreference) {
+    const Kernel* k = find_kernel(name);
+    if (k == &chosen) break;
+    if (k == nullptr || !takes_dtype(*k, p.a.dtype)) continue;
+    if (std::string why = k->can_implement(p, k->info.default_config); !why.empty()) {
+      note.append(note.empty() ? "" : "; ").append(name).append(" not used: ").append(why);
+    }
+  }
+  return note;
 }
 
 Status launch(const Kernel& kernel, const GemmProblem& p, const KernelConfig& config) {
@@ -50,10 +77,13 @@ Status launch(const Kernel& kernel, const GemmProblem& p, const KernelConfig& co
 
 namespace {
 
-void fill_report(const autotune::Choice& choice, GemmReport* report) {
+void fill_report(const GemmProblem& p, const GemmOptions& options,
+                 const autotune::Choice& choice, GemmReport* report) {
   if (report) {
+    const bool automatic = options.kernel.empty() || options.kernel == "auto";
     *report = {Backend::gpu, choice.kernel->info.name, choice.config, choice.source,
-               choice.source == "given" ? std::string() : autotune::to_string(choice.key)};
+               choice.source == "given" ? std::string() : autotune::to_string(choice.key),
+               automatic ? auto_kernel_note(p, *choice.kernel) : std::string()};
   }
 }
 
@@ -62,7 +92,7 @@ void fill_report(const autotune::Choice& choice, GemmReport* report) {
 Status run(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {
   autotune::Choice choice;
   if (Status s = autotune::choose(p, options, &choice); !s.ok()) return s;
-  fill_report(choice, report);
+  fill_report(p, options, choice, report);
   return launch(*choice.kernel, p, choice.config);
 }
 
@@ -72,7 +102,7 @@ Status plan(const GemmProblem& p, const GemmOptions& options, GemmReport* report
   if (std::string why = choice.kernel->can_implement(p, choice.config); !why.empty()) {
     return {StatusCode::invalid_argument, why};
   }
-  fill_report(choice, report);
+  fill_report(p, options, choice, report);
   return Status::success();
 }
 

@@ -34,14 +34,19 @@ Kernel smem_kernel();
 Kernel tile2d_kernel();
 Kernel warptile_kernel();
 Kernel sm80_kernel();
+Kernel sm90_kernel();
 
 const std::vector<Kernel>& kernels();
 
 const Kernel* find_kernel(const std::string& name);
 
-// The kernel "auto" means for this problem: the tensor-core kernel for the types it takes, when
-// the device has one; else warptile.
+// The kernel "auto" means for this problem: the first of sm90 (Hopper), sm80 (tensor cores from
+// sm_80) and warptile that can take it.
 const Kernel* auto_kernel(const GemmProblem& problem);
+
+// Why "auto" passed over the kernels it prefers to `chosen` that take the problem's input type
+// ("kernel: reason; ..."); empty when none was passed over.
+std::string auto_kernel_note(const GemmProblem& problem, const Kernel& chosen);
 
 // Runs a validated problem on the GPU: picks the kernel ("auto" or by name) and config.
 Status run(const GemmProblem& problem, const GemmOptions& options, GemmReport* report);

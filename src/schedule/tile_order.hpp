@@ -78,6 +78,21 @@ TILEGEMM_HOST_DEVICE constexpr int64_t num_tiles(int64_t m, int64_t n, int64_t b
   return cdiv(m, block_m) * cdiv(n, block_n);
 }
 
+// A persistent grid's work item `index`: the tiles of batch entry 0 in grouped order, then those
+// of entry 1, and so on. Program p of a grid of G takes items p, p + G, p + 2G, ..., so the G
+// tiles in flight at once are consecutive in grouped order, as a launch of G programs would be.
+struct BatchedTile {
+  int64_t batch = 0;
+  TileCoord tile;
+};
+TILEGEMM_HOST_DEVICE constexpr BatchedTile persistent_tile(int64_t index, int64_t m, int64_t n,
+                                                           int64_t block_m, int64_t block_n,
+                                                           int64_t group_size_m) {
+  const int64_t per_batch = num_tiles(m, n, block_m, block_n);
+  return {index / per_batch,
+          grouped_tile_order(index % per_batch, m, n, block_m, block_n, group_size_m)};
+}
+
 // How many of a tile's `tile` rows (or columns, or K steps) starting at `start` lie inside an
 // extent of `size`: the mask length at the matrix edge.
 TILEGEMM_HOST_DEVICE constexpr int valid_extent(int64_t size, int64_t start, int tile) {

@@ -10,8 +10,36 @@ namespace tilegemm {
 namespace {
 
 using harness::WorkloadSpec;
-using testing::expect_matches_reference;
 using testing::spec_of;
+
+bool contains(const std::string& text, const char* part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Checks one case against the reference. The exception: sm90 refuses problems its TMA loads
+// cannot describe (rows not 16-byte aligned, K = 0; "auto" sends those to sm80) and every
+// problem on a GPU that is not a Hopper; then the refusal must say so.
+void expect_matches_reference(const WorkloadSpec& spec, const GemmOptions& options) {
+  if (options.kernel == "sm90") {
+    std::unique_ptr<harness::Workload> w;
+    ASSERT_TRUE(harness::Workload::create(spec, true, &w).ok());
+    const Status s = plan(w->problem(), options, nullptr);
+    if (!s.ok()) {
+      EXPECT_TRUE(contains(s.message, "TMA") || contains(s.message, "K > 0") ||
+                  contains(s.message, "Hopper"))
+          << s.message << " | " << testing::describe(spec);
+      return;
+    }
+  }
+  testing::expect_matches_reference(spec, options);
+}
+
+// The smallest leading dimension of a rows x cols matrix, rounded up to 8 elements: rows that
+// start on 16-byte boundaries for every input type.
+int64_t padded_ld(Layout layout, int64_t rows, int64_t cols) {
+  const int64_t packed = std::max<int64_t>(layout == Layout::row_major ? cols : rows, 1);
+  return (packed + 7) / 8 * 8;
+}
 
 class GpuKernels : public ::testing::Test {
  protected:
@@ -63,6 +91,28 @@ TEST_F(GpuKernels, RandomShapesEveryLayoutEveryDtype) {
           }
 }
 
+TEST_F(GpuKernels, RandomShapesPaddedLeadingDimsEveryLayout) {
+  // Any M, N, K, with rows padded to 16 bytes: every edge of every tile, on the paths that need
+  // aligned rows (cp.async, TMA).
+  const int64_t shapes[][3] = {{1, 1, 1},      {7, 31, 129},  {127, 255, 33},  {129, 1, 255},
+                               {255, 129, 7},  {300, 257, 513}, {200, 136, 72}, {520, 264, 1000}};
+  uint64_t seed = 500;
+  for (const KernelCase& kc : every_kernel_config())
+    for (DType dtype : kc.dtypes)
+      for (Layout la : {Layout::row_major, Layout::col_major})
+        for (Layout lb : {Layout::row_major, Layout::col_major})
+          for (const auto& shape : shapes) {
+            WorkloadSpec s = spec_of(shape[0], shape[1], shape[2], dtype);
+            s.layout_a = la;
+            s.layout_b = lb;
+            s.lda = padded_ld(la, s.m, s.k);
+            s.ldb = padded_ld(lb, s.k, s.n);
+            s.layout_c = seed % 2 ? Layout::row_major : Layout::col_major;
+            s.seed = seed++;
+            expect_matches_reference(s, kc.options);
+          }
+}
+
 TEST_F(GpuKernels, UnalignedLeadingDimsTakeTheScalarPath) {
   for (const KernelCase& kc : every_kernel_config())
     for (DType dtype : kc.dtypes)
@@ -93,7 +143,7 @@ TEST_F(GpuKernels, EpilogueAlphaBetaBiasActivations) {
   for (const KernelCase& kc : every_kernel_config())
     for (Activation act : {Activation::none, Activation::relu, Activation::leaky_relu,
                            Activation::gelu, Activation::silu}) {
-      WorkloadSpec s = spec_of(150, 100, 64, kc.dtypes.front());
+      WorkloadSpec s = spec_of(150, 104, 64, kc.dtypes.front());
       s.alpha = 0.5f;
       s.beta = -1.25f;
       s.bias = true;
@@ -120,7 +170,7 @@ TEST_F(GpuKernels, MixedOutputTypes) {
 
 TEST_F(GpuKernels, StridedBatchInPlaceAndKZero) {
   for (const KernelCase& kc : every_kernel_config()) {
-    WorkloadSpec batch = spec_of(70, 90, 40, kc.half_type());
+    WorkloadSpec batch = spec_of(70, 88, 40, kc.half_type());
     batch.batch_count = 3;
     batch.beta = 1.0f;
     expect_matches_reference(batch, kc.options);
@@ -146,6 +196,11 @@ TEST_F(GpuKernels, AutoPicksAKernelThatIsRight) {
     }
 }
 
+bool hopper() {
+  const DeviceInfo d = devices().front();
+  return d.compute_capability_major == 9 && d.compute_capability_minor == 0;
+}
+
 TEST_F(GpuKernels, TensorCoreKernelIsTheAutoChoiceForHalfAndTf32) {
   for (DType dtype : {DType::fp16, DType::bf16, DType::tf32}) {
     std::unique_ptr<harness::Workload> w;
@@ -154,8 +209,26 @@ TEST_F(GpuKernels, TensorCoreKernelIsTheAutoChoiceForHalfAndTf32) {
     o.backend = Backend::gpu;
     GemmReport report;
     ASSERT_TRUE(gemm(w->problem(), o, &report).ok());
-    EXPECT_EQ(report.kernel, "sm80") << to_string(dtype);
+    const bool wgmma = hopper() && dtype != DType::tf32;
+    EXPECT_EQ(report.kernel, wgmma ? "sm90" : "sm80") << to_string(dtype);
   }
+}
+
+TEST_F(GpuKernels, RowsTmaCannotDescribeGoToSm80AndTheReportSaysWhy) {
+  if (!hopper()) GTEST_SKIP() << "sm90 runs only on compute capability 9.0";
+  WorkloadSpec s = spec_of(100, 100, 100, DType::bf16);
+  s.ldb = 101;  // 202-byte rows of B
+  std::unique_ptr<harness::Workload> w;
+  ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
+  GemmOptions o;
+  o.backend = Backend::gpu;
+  GemmReport report;
+  ASSERT_TRUE(gemm(w->problem(), o, &report).ok());
+  EXPECT_EQ(report.kernel, "sm80");
+  EXPECT_TRUE(contains(report.kernel_note, "sm90 not used")) << report.kernel_note;
+  EXPECT_TRUE(contains(report.kernel_note, "operand b")) << report.kernel_note;
+  o.kernel = "sm90";
+  EXPECT_TRUE(contains(gemm(w->problem(), o).message, "TMA needs a 16-byte aligned"));
 }
 
 TEST_F(GpuKernels, KernelsRefuseDtypesTheyDoNotTake) {

@@ -1,0 +1,341 @@
+// The Hopper kernel: TMA loads, wgmma math, warp-specialised and persistent (sm_90a only).
+//
+// Hardware: the tensor memory accelerator (cp.async.bulk.tensor) fills shared memory from tensor
+// maps made on the host, completing on mbarriers; wgmma.mma_async reads both operands straight
+// from shared memory through descriptors; setmaxnreg moves registers between warpgroups.
+// Config: BLOCK_SIZE_M x BLOCK_SIZE_N x 64, GROUP_SIZE_M, num_stages; num_warps is always 12
+// (three warpgroups) and the "warp tile" is the part of the tile each math warpgroup owns,
+// e.g. 128x256x64/g8/s4/w12/wt64x256. Compiled shapes: `Shapes` below. docs/hopper.md has the
+// long form, with a diagram.
+//
+//   roles      warpgroup 0 is the producer: one of its threads issues every TMA copy, the rest
+//              give their registers away (setmaxnreg.dec). Warpgroups 1 and 2 are consumers: each
+//              owns half of the tile's rows and all of its columns, and takes the registers.
+//   pipeline   num_stages shared-memory stages, each with a `full` mbarrier (the producer arms it
+//              with the stage's byte count; TMA completes it) and an `empty` mbarrier (each
+//              consumer warp arrives when its wgmma have finished reading the stage).
+//   schedule   persistent: one CTA per SM walks work items blockIdx.x, + gridDim.x, ... in the
+//              library's grouped order (schedule/tile_order.hpp: persistent_tile). The producer
+//              runs ahead into the next tile while the consumers finish the last one, so the
+//              epilogue of one tile overlaps the loads of the next.
+//   mainloop   per stage, each consumer issues 4 x (WM/64) wgmma m64nBNk16, commits them, and
+//              waits until only this stage's group is in flight, then frees the previous stage.
+//   epilogue   accumulators -> alpha, beta*C, bias, activation, conversion -> D, straight from
+//              registers (pairs of columns in one store when D is row-major), masked at edges.
+// Edges cost nothing in the mainloop: TMA fills whatever lies outside the matrix with zeros.
+#pragma once
+
+#include <cuda.h>
+
+#include <tuple>
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#include <cuda/ptx>
+#define TILEGEMM_SM90A_DEVICE_CODE 1
+#endif
+
+#include "kernels/cuda_check.hpp"
+#include "kernels/kernel_common.cuh"
+#include "kernels/sm90/smem_layout.hpp"
+#include "kernels/sm90/tensor_map.hpp"
+#include "kernels/sm90/wgmma_ops.cuh"
+
+namespace tilegemm::sm90 {
+
+// ---- config ------------------------------------------------------------------------------------
+
+template <int BM_, int BN_, int STAGES_>
+struct Sm90Shape {
+  static constexpr int BM = BM_, BN = BN_, kStages = STAGES_;
+  static constexpr int kConsumers = 2;  // math warpgroups
+  static constexpr int kThreads = (kConsumers + 1) * 128;
+  static constexpr int WM = BM / kConsumers;  // rows of the tile each consumer owns
+  static constexpr int kMmaM = WM / 64;       // m64 wgmma per consumer per K step
+  static_assert(WM % 64 == 0, "each consumer owns whole 64-row wgmma tiles");
+  static_assert(BN % 64 == 0 && BN <= 256, "wgmma N: a multiple of 64 up to 256 here");
+  static_assert(kStages >= 2, "a pipeline needs at least two stages");
+
+  static KernelConfig config() {
+    return {.block_m = BM,
+            .block_n = BN,
+            .block_k = kBlockK,
+            .group_size_m = 8,
+            .num_stages = kStages,
+            .num_warps = kThreads / 32,
+            .warp_m = WM,
+            .warp_n = BN};
+  }
+};
+
+// Compiled shapes, each for fp16 and bf16: as many stages as fit in 227 KB. 128x256 and 256x128
+// give the tensor cores the most work per byte loaded; 128x128 and 128x64 give small and skinny
+// problems more tiles than SMs.
+using Shapes = std::tuple<Sm90Shape<128, 256, 4>, Sm90Shape<256, 128, 4>, Sm90Shape<128, 128, 6>,
+                          Sm90Shape<128, 64, 8>>;
+
+// Registers per thread after the hand-over: 128 x 40 + 256 x 232 = 64512 of the SM's 65536.
+constexpr int kProducerRegisters = 40;
+constexpr int kConsumerRegisters = 232;
+
+// ---- device helpers ----------------------------------------------------------------------------
+
+#ifdef TILEGEMM_SM90A_DEVICE_CODE
+__device__ __forceinline__ uint32_t shared_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void wait_barrier(uint64_t* barrier, uint32_t parity) {
+  while (!cuda::ptx::mbarrier_try_wait_parity(barrier, parity)) {
+  }
+}
+
+// wgmma ordering (PTX ISA 9.7.15.6-8): fence before the first wgmma that touches registers other
+// instructions wrote; commit closes a group; wait_group N returns when at most N groups fly.
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+// The accumulators are written asynchronously; this keeps the compiler from reading them
+// before the wait above it.
+template <int N>
+__device__ __forceinline__ void fence_registers(float (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+
+template <int kRegisters>
+__device__ __forceinline__ void registers_increase() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+}
+template <int kRegisters>
+__device__ __forceinline__ void registers_decrease() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+}
+
+// TMA: the operand tile of rows mn0.. and K values k0.. of batch entry `batch`, one box (K-major)
+// or MN/64 boxes (MN-major), completing on `full`.
+__device__ __forceinline__ void load_tile(const CUtensorMap& map, OperandTile tile,
+                                          unsigned char* dst, int mn0, int k0, int batch,
+                                          uint64_t* full) {
+  for (int box = 0; box < tile.boxes(); ++box) {
+    const int32_t mn = mn0 + box * kMnBlock;
+    const int32_t coords[3] = {tile.mn_major ? mn : k0, tile.mn_major ? k0 : mn, batch};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global,
+                                    dst + box * tile.box_bytes(), &map, coords, full);
+  }
+}
+
+// Finishes D[row, col] and D[row, col+1] (the pair one thread holds): one store of both when D
+// is row-major and `pairs` (aligned), else element by element; masked at the edges.
+__device__ __forceinline__ void finish_pair(const EpilogueParams& p, int64_t batch, int64_t row,
+                                            int64_t col, float acc0, float acc1, int64_t m,
+                                            int64_t n, bool pairs) {
+  if (row >= m || col >= n) return;
+  if (!(pairs && col + 1 < n)) {
+    epilogue_store(p, batch, row, col, acc0);
+    if (col + 1 < n) epilogue_store(p, batch, row, col + 1, acc1);
+    return;
+  }
+  const float v0 = epilogue_value(p, batch, row, col, acc0);
+  const float v1 = epilogue_value(p, batch, row, col + 1, acc1);
+  const int64_t at = p.d.offset(batch, row, col);
+  if (p.d.dtype == DType::fp32) {
+    *reinterpret_cast<float2*>(static_cast<float*>(p.d.data) + at) = make_float2(v0, v1);
+  } else {
+    const bool fp16 = p.d.dtype == DType::fp16;
+    const uint32_t lo = fp16 ? float_to_fp16_bits(v0) : float_to_bf16_bits(v0);
+    const uint32_t hi = fp16 ? float_to_fp16_bits(v1) : float_to_bf16_bits(v1);
+    *reinterpret_cast<uint32_t*>(static_cast<uint16_t*>(p.d.data) + at) = lo | hi << 16;
+  }
+}
+#endif  // TILEGEMM_SM90A_DEVICE_CODE
+
+// ---- the kernel ---------------------------------------------------------------------------
+
+// A_MN / B_MN: the operand is MN-major in memory (column-major A, row-major B). `pairs`: D is
+// row-major with 2-element aligned rows.
+template <typename T, class S, bool A_MN, bool B_MN>
+__global__ void __launch_bounds__(S::kThreads, 1)
+    sm90_gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+              GemmArgs args, bool pairs) {
+#ifdef TILEGEMM_SM90A_DEVICE_CODE
+  constexpr OperandTile kTileA{S::BM, A_MN}, kTileB{S::BN, B_MN};
+  constexpr uint32_t kStageBytes = kTileA.bytes() + kTileB.bytes();
+  // Shared memory: A stages, B stages, then the barriers; the start rounded up to the swizzle's
+  // 1024-byte period (shared_bytes() counts the slack).
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = smem_raw + (kAtomBytes - shared_address(smem_raw) % kAtomBytes) % kAtomBytes;
+  unsigned char* const stages_a = smem;
+  unsigned char* const stages_b = smem + S::kStages * kTileA.bytes();
+  uint64_t* const full = reinterpret_cast<uint64_t*>(smem + S::kStages * kStageBytes);
+  uint64_t* const empty = full + S::kStages;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S::kStages; ++s) {
+      cuda::ptx::mbarrier_init(&full[s], 1);                   // the producer's arrive + bytes
+      cuda::ptx::mbarrier_init(&empty[s], S::kConsumers * 4);  // every consumer warp
+    }
+    // Make the initialised barriers visible to the TMA unit (the async proxy).
+    cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+  }
+  __syncthreads();
+
+  const int64_t items = num_tiles(args.m, args.n, S::BM, S::BN) * args.batch_count;
+  const int k_tiles = int(cdiv(args.k, kBlockK));
+  const auto item_at = [&](int64_t item) {
+    return persistent_tile(item, args.m, args.n, S::BM, S::BN, args.group_size_m);
+  };
+
+  if (threadIdx.x < 128) {
+    // ---- producer ----
+    registers_decrease<kProducerRegisters>();
+    if (threadIdx.x == 0) {
+      int stage = 0;
+      uint32_t phase = 0;
+      for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {
+        const BatchedTile work = item_at(item);
+        const int m0 = int(work.tile.pid_m * S::BM), n0 = int(work.tile.pid_n * S::BN);
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          // A fresh barrier counts as having completed the phase before its first, so the first
+          // pass over the ring does not wait.
+          wait_barrier(&empty[stage], phase ^ 1);
+          cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                               cuda::ptx::space_shared, &full[stage], kStageBytes);
+          load_tile(map_a, kTileA, stages_a + stage * kTileA.bytes(), m0, kt * kBlockK,
+                    int(work.batch), &full[stage]);
+          load_tile(map_b, kTileB, stages_b + stage * kTileB.bytes(), n0, kt * kBlockK,
+                    int(work.batch), &full[stage]);
+          if (++stage == S::kStages) stage = 0, phase ^= 1;
+        }
+      }
+    }
+  } else {
+    // ---- consumers ----
+    registers_increase<kConsumerRegisters>();
+    const int consumer = threadIdx.x / 128 - 1;
+    const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
+    int stage = 0, previous = 0;
+    uint32_t phase = 0;
+    float acc[S::kMmaM][S::BN / 2];
+    for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {
+      const BatchedTile work = item_at(item);
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        wait_barrier(&full[stage], phase);
+        const uint32_t a = shared_address(stages_a + stage * kTileA.bytes());
+        const uint32_t b = shared_address(stages_b + stage * kTileB.bytes());
+        wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < kBlockK / kMmaK; ++ks)
+#pragma unroll
+          for (int i = 0; i < S::kMmaM; ++i) {
+            Wgmma<T, S::BN, A_MN, B_MN>::run(acc[i],
+                                             kTileA.descriptor(a, consumer * S::WM + i * 64, ks),
+                                             kTileB.descriptor(b, 0, ks), kt > 0 || ks > 0);
+          }
+        wgmma_commit();
+        // This stage's group may still run; the previous stage's has finished reading.
+        wgmma_wait<1>();
+        if (kt > 0 && lane == 0) cuda::ptx::mbarrier_arrive(&empty[previous]);
+        previous = stage;
+        if (++stage == S::kStages) stage = 0, phase ^= 1;
+      }
+      wgmma_wait<0>();
+      if (lane == 0) cuda::ptx::mbarrier_arrive(&empty[previous]);
+#pragma unroll
+      for (int i = 0; i < S::kMmaM; ++i) fence_registers(acc[i]);
+
+      // Epilogue. wgmma's accumulator layout: warp w of the warpgroup holds rows 16w + lane/4
+      // and 16w + lane/4 + 8 of its 64; register 4j + {0,1} (+{2,3} for the second row) holds
+      // columns 8j + 2(lane%4) + {0,1}.
+      const int64_t row0 = work.tile.pid_m * S::BM + consumer * S::WM + warp * 16 + lane / 4;
+      const int64_t col0 = work.tile.pid_n * S::BN + 2 * (lane % 4);
+#pragma unroll
+      for (int i = 0; i < S::kMmaM; ++i)
+#pragma unroll
+        for (int j = 0; j < S::BN / 8; ++j) {
+          const int64_t row = row0 + i * 64, col = col0 + 8 * j;
+          finish_pair(args.epilogue, work.batch, row, col, acc[i][4 * j], acc[i][4 * j + 1],
+                      args.m, args.n, pairs);
+          finish_pair(args.epilogue, work.batch, row + 8, col, acc[i][4 * j + 2],
+                      acc[i][4 * j + 3], args.m, args.n, pairs);
+        }
+    }
+  }
+#endif  // TILEGEMM_SM90A_DEVICE_CODE
+}
+
+// ---- launch -------------------------------------------------------------------------------
+
+// Launches the instantiation for input type T and compiled shape S; the caller matched the
+// config and checked the problem (can_implement). The operands' majorness picks one of four.
+template <class S, typename T>
+Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
+  const OperandShape a = operand_a(args), b = operand_b(args);
+  CUtensorMap map_a, map_b;
+  if (Status s = encode_operand_map(a, a.mn_major ? kMnBlock : S::BM, &map_a); !s.ok()) return s;
+  if (Status s = encode_operand_map(b, b.mn_major ? kMnBlock : S::BN, &map_b); !s.ok()) return s;
+  const MatrixView& d = args.epilogue.d;
+  const bool pairs = d.stride.col == 1 && reinterpret_cast<uintptr_t>(d.data) % 8 == 0 &&
+                     d.stride.row % 2 == 0 && d.batch_stride % 2 == 0;
+
+  int device = 0, sms = 0;
+  if (Status s = cuda_status(cudaGetDevice(&device), "sm90: cudaGetDevice"); !s.ok()) return s;
+  if (Status s = cuda_status(
+          cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+          "sm90: cudaDeviceGetAttribute(MultiProcessorCount)");
+      !s.ok()) {
+    return s;
+  }
+  const int64_t items = num_tiles(args.m, args.n, S::BM, S::BN) * args.batch_count;
+  const unsigned grid = unsigned(items < sms ? items : sms);
+  constexpr int kSmem = int(shared_bytes(S::BM, S::BN, S::kStages));
+
+  Status status;
+  auto go = [&](auto a_mn, auto b_mn) {
+    auto* kernel = sm90_gemm<T, S, decltype(a_mn)::value, decltype(b_mn)::value>;
+    status = cuda_status(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem),
+        "sm90_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+    if (!status.ok()) return;
+    kernel<<<grid, S::kThreads, kSmem, stream>>>(map_a, map_b, args, pairs);
+    status = check_launch("sm90_gemm");
+  };
+  using Yes = std::true_type;
+  using No = std::false_type;
+  auto with_b = [&](auto a_mn) { b.mn_major ? go(a_mn, Yes{}) : go(a_mn, No{}); };
+  a.mn_major ? with_b(Yes{}) : with_b(No{});
+  return status;
+}
+
+// Every compiled shape for input type T: launches the one equal to `config`. One translation
+// unit per type (sm90_<type>.cu).
+template <typename T>
+Status launch_for_type(const GemmArgs& args, const KernelConfig& config, cudaStream_t stream) {
+  Status status{StatusCode::not_supported,
+                "sm90: config " + to_string(config) + " is not compiled"};
+  std::apply(
+      [&](auto... shapes) {
+        ((same_instantiation(decltype(shapes)::config(), config)
+              ? (status = launch_shape<decltype(shapes), T>(args, stream), true)
+              : false) ||
+         ...);
+      },
+      Shapes{});
+  return status;
+}
+
+// The machine-code version this build compiled the kernel for (90 when sm_90a is in the build);
+// defined with the bf16 instantiations.
+int compiled_binary_version();
+
+extern template Status launch_for_type<__half>(const GemmArgs&, const KernelConfig&, cudaStream_t);
+extern template Status launch_for_type<__nv_bfloat16>(const GemmArgs&, const KernelConfig&,
+                                                      cudaStream_t);
+
+}  // namespace tilegemm::sm90

@@ -1,0 +1,70 @@
+// The sm90 kernel's shared-memory operand tiles, and the wgmma descriptors that read them.
+// Host and device: the host tests check that a descriptor finds every element where TMA put it.
+//
+// Every operand tile holds 64 values of K (one 128-byte row of 16-bit values) for each of its MN
+// rows, written by TMA with the 128-byte swizzle: inside each 1024-byte atom of 8 rows x 128 B,
+// the 16-byte chunk c of row r is stored at chunk c ^ (r % 8). That spreads the 8 rows a wgmma
+// reads at once over all 32 banks. The two ways an operand can lie in memory give two tiles:
+//
+//   K-major  (A row-major, B column-major): one TMA box of 64 K x MN rows. Row mn is 128 B of K.
+//            A wgmma reads 8-row groups 1024 B apart (the stride byte offset); the next 16 values
+//            of K start 32 B further along the row.
+//   MN-major (A column-major, B row-major): MN/64 TMA boxes of 64 MN x 64 K rows, 8 KB each. Row
+//            k is 128 B of MN. Groups of 8 K rows are 1024 B apart (stride byte offset), blocks
+//            of 64 MN 8 KB apart (leading byte offset); the next 16 values of K start 2 KB on.
+#pragma once
+
+#include <cstdint>
+
+#include "schedule/tile_order.hpp"  // TILEGEMM_HOST_DEVICE
+
+namespace tilegemm::sm90 {
+
+constexpr int kBlockK = 64;        // values of K per pipeline stage: one 128-byte swizzle row
+constexpr int kElementBytes = 2;   // fp16 / bf16
+constexpr int kRowBytes = kBlockK * kElementBytes;  // 128
+constexpr int kAtomBytes = 8 * kRowBytes;           // 1024: the swizzle's period
+constexpr int kMmaK = 16;                           // K of one wgmma
+constexpr int kMnBlock = 64;                        // MN values in one 128-byte row (MN-major)
+
+// The 64-bit wgmma matrix descriptor (PTX ISA, "Matrix Descriptor Format"): bits 0-13 start
+// address >> 4, 16-29 leading byte offset >> 4, 32-45 stride byte offset >> 4, 49-51 base offset
+// (0: tiles start on 1024-byte boundaries), 62-63 swizzle mode (1: 128-byte swizzle).
+TILEGEMM_HOST_DEVICE constexpr uint64_t smem_descriptor(uint32_t address, uint32_t leading_bytes,
+                                                        uint32_t stride_bytes) {
+  return uint64_t((address & 0x3FFFF) >> 4) | uint64_t((leading_bytes & 0x3FFFF) >> 4) << 16 |
+         uint64_t((stride_bytes & 0x3FFFF) >> 4) << 32 | uint64_t(1) << 62;
+}
+
+// Geometry of one operand tile of `mn` rows (a multiple of 64) x 64 K.
+struct OperandTile {
+  int mn = 0;
+  bool mn_major = false;
+
+  TILEGEMM_HOST_DEVICE constexpr int bytes() const { return mn * kRowBytes; }
+  // TMA boxes per tile, and each box's extent along MN.
+  TILEGEMM_HOST_DEVICE constexpr int boxes() const { return mn_major ? mn / kMnBlock : 1; }
+  TILEGEMM_HOST_DEVICE constexpr int box_mn() const { return mn_major ? kMnBlock : mn; }
+  TILEGEMM_HOST_DEVICE constexpr int box_bytes() const { return bytes() / boxes(); }
+  // Where the slice for one wgmma starts: MN rows from `mn0` (a multiple of 64), K values
+  // 16*ks .. 16*ks+15.
+  TILEGEMM_HOST_DEVICE constexpr uint32_t slice_offset(int mn0, int ks) const {
+    return mn_major ? uint32_t(mn0 / kMnBlock) * box_bytes() + uint32_t(ks) * kMmaK * kRowBytes
+                    : uint32_t(mn0) * kRowBytes + uint32_t(ks) * kMmaK * kElementBytes;
+  }
+  TILEGEMM_HOST_DEVICE constexpr uint32_t leading_bytes() const {
+    return mn_major ? uint32_t(kBlockK) * kRowBytes : 16;  // K-major + swizzle: unused, 16 by rule
+  }
+  TILEGEMM_HOST_DEVICE constexpr uint32_t stride_bytes() const { return kAtomBytes; }
+  TILEGEMM_HOST_DEVICE constexpr uint64_t descriptor(uint32_t tile_address, int mn0, int ks) const {
+    return smem_descriptor(tile_address + slice_offset(mn0, ks), leading_bytes(), stride_bytes());
+  }
+};
+
+// Dynamic shared memory of a config: the stages, their two mbarriers each, and slack to align
+// the start to 1024 bytes (the swizzle's period).
+TILEGEMM_HOST_DEVICE constexpr int64_t shared_bytes(int block_m, int block_n, int stages) {
+  return int64_t(stages) * (block_m + block_n) * kRowBytes + 2 * 8 * stages + kAtomBytes;
+}
+
+}  // namespace tilegemm::sm90

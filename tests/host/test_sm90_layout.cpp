@@ -1,0 +1,103 @@
+// The sm90 kernel's index math on the host: the persistent tile walk, and the wgmma descriptors
+// against a model of where TMA's 128-byte swizzle puts each element.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+#include "kernels/sm90/smem_layout.hpp"
+#include "schedule/tile_order.hpp"
+
+namespace tilegemm::sm90 {
+namespace {
+
+// TMA with the 128-byte swizzle writes the 16-byte chunk c of row r of a box at chunk
+// c ^ (r % 8), rows 128 bytes apart (CUDA driver API, CU_TENSOR_MAP_SWIZZLE_128B).
+uint32_t tma_byte(uint32_t box_start, int row, int byte_in_row) {
+  const int chunk = (byte_in_row / 16) ^ (row % 8);
+  return box_start + row * kRowBytes + chunk * 16 + byte_in_row % 16;
+}
+
+// Where the tile puts operand element (mn, k), as TMA writes it.
+uint32_t tma_element(const OperandTile& t, int mn, int k) {
+  if (!t.mn_major) return tma_byte(0, mn, k * kElementBytes);
+  const int box = mn / kMnBlock;
+  return tma_byte(box * t.box_bytes(), k, (mn % kMnBlock) * kElementBytes);
+}
+
+// Where wgmma reads element (mn, k) of the slice a descriptor names (PTX ISA, the canonical
+// 128-byte-swizzle layouts): the unswizzled address from the start, leading and stride byte
+// offsets, then the swizzle applied to the address bits (bits 4-6 ^= bits 7-9).
+uint32_t wgmma_element(const OperandTile& t, uint64_t descriptor, int mn, int k) {
+  const uint32_t start = uint32_t(descriptor & 0x3FFF) << 4;
+  const uint32_t leading = uint32_t(descriptor >> 16 & 0x3FFF) << 4;
+  const uint32_t stride = uint32_t(descriptor >> 32 & 0x3FFF) << 4;
+  EXPECT_EQ(descriptor >> 62, 1u) << "128-byte swizzle mode";
+  uint32_t linear;
+  if (t.mn_major) {
+    linear = start + (mn / kMnBlock) * leading + (mn % kMnBlock) * kElementBytes +
+             (k / 8) * stride + (k % 8) * kRowBytes;
+  } else {
+    linear = start + (mn / 8) * stride + (mn % 8) * kRowBytes + k * kElementBytes;
+  }
+  return linear ^ ((linear >> 7 & 7) << 4);
+}
+
+TEST(Sm90Layout, DescriptorsReadEveryElementWhereTmaWroteIt) {
+  for (bool mn_major : {false, true})
+    for (int rows : {64, 128, 256}) {
+      const OperandTile tile{rows, mn_major};
+      // A wgmma slice: 64 rows of A from a multiple of 64, or all rows of B; 16 values of K.
+      for (int mn0 = 0; mn0 < rows; mn0 += 64)
+        for (int ks = 0; ks < kBlockK / kMmaK; ++ks) {
+          const uint64_t d = tile.descriptor(0, mn0, ks);
+          const int extent = mn0 == 0 ? rows : 64;
+          for (int mn = 0; mn < extent && mn0 + mn < rows; ++mn)
+            for (int k = 0; k < kMmaK; ++k) {
+              ASSERT_EQ(wgmma_element(tile, d, mn, k), tma_element(tile, mn0 + mn, ks * kMmaK + k))
+                  << (mn_major ? "MN" : "K") << "-major rows=" << rows << " mn0=" << mn0
+                  << " ks=" << ks << " mn=" << mn << " k=" << k;
+            }
+        }
+    }
+}
+
+TEST(Sm90Layout, DescriptorBitFields) {
+  const uint64_t d = smem_descriptor(0x12400, 8192, 1024);
+  EXPECT_EQ(d & 0x3FFF, 0x12400u >> 4);
+  EXPECT_EQ(d >> 16 & 0x3FFF, 8192u >> 4);
+  EXPECT_EQ(d >> 32 & 0x3FFF, 1024u >> 4);
+  EXPECT_EQ(d >> 49 & 7, 0u);
+  EXPECT_EQ(d >> 62, 1u);
+}
+
+TEST(Sm90Layout, SharedBytesFitTheH100) {
+  // 227 KB per block on sm_90: every compiled shape's stages fit.
+  for (auto [bm, bn, stages] : {std::tuple{128, 256, 4}, {256, 128, 4}, {128, 128, 6}, {128, 64, 8}})
+    EXPECT_LE(shared_bytes(bm, bn, stages), 227 * 1024) << bm << "x" << bn << " s" << stages;
+  EXPECT_GT(shared_bytes(128, 256, 5), 227 * 1024);
+}
+
+TEST(PersistentTile, EveryTileOfEveryBatchOnceAndWavesInGroupedOrder) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int64_t m = 1 + rng() % 2000, n = 1 + rng() % 2000, batches = 1 + rng() % 3;
+    const int bm = 64 << (rng() % 3), bn = 64 << (rng() % 3), group = 1 + rng() % 8;
+    const int grid = 1 + rng() % 140;
+    const int64_t per_batch = num_tiles(m, n, bm, bn), items = per_batch * batches;
+    std::set<std::tuple<int64_t, int64_t, int64_t>> seen;
+    for (int cta = 0; cta < grid; ++cta)
+      for (int64_t item = cta; item < items; item += grid) {
+        const BatchedTile t = persistent_tile(item, m, n, bm, bn, group);
+        ASSERT_LT(t.batch, batches);
+        const TileCoord g = grouped_tile_order(item % per_batch, m, n, bm, bn, group);
+        ASSERT_EQ(t.tile.pid_m, g.pid_m);
+        ASSERT_EQ(t.tile.pid_n, g.pid_n);
+        ASSERT_TRUE(seen.insert({t.batch, t.tile.pid_m, t.tile.pid_n}).second);
+      }
+    EXPECT_EQ(int64_t(seen.size()), items);
+  }
+}
+
+}  // namespace
+}  // namespace tilegemm::sm90
