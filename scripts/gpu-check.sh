@@ -55,6 +55,7 @@ fi
   tg info --ceilings
   tg run 4096 4096 4096 --dtype fp32 --check
   tg run 4096 4096 4096 --dtype bf16 --check
+  tg run 4096 4096 4096 --dtype bf16 --beta 1 --bias --activation gelu --check  # full epilogue
   tg run 4096 4096 4096 --dtype tf32 --check
   tg run 4095 4097 4093 --dtype fp16 --check
   tg run 1000 1000 1000 --dtype fp16 --layout-a col --bias --activation gelu --beta 1 --check

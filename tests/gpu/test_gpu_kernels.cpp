@@ -108,6 +108,7 @@ TEST_F(GpuKernels, RandomShapesPaddedLeadingDimsEveryLayout) {
             s.lda = padded_ld(la, s.m, s.k);
             s.ldb = padded_ld(lb, s.k, s.n);
             s.layout_c = seed % 2 ? Layout::row_major : Layout::col_major;
+            s.ldc = padded_ld(s.layout_c, s.m, s.n);  // odd N in aligned rows: a lone last column
             s.seed = seed++;
             expect_matches_reference(s, kc.options);
           }

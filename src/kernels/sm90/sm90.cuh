@@ -21,13 +21,15 @@
 //   mainloop   per stage, each consumer issues 4 x (WM/64) wgmma m64nBNk16, commits them, and
 //              waits until only this stage's group is in flight, then frees the previous stage.
 //   epilogue   accumulators -> alpha, beta*C, bias, activation, conversion -> D, straight from
-//              registers (pairs of columns in one store when D is row-major), masked at edges.
+//              registers (pairs of columns in one store when D is row-major), masked at edges;
+//              an unrolled form for plain alpha*AB, a rolled one for the rest (code size).
 // Edges cost nothing in the mainloop: TMA fills whatever lies outside the matrix with zeros.
 #pragma once
 
 #include <cuda.h>
 
 #include <tuple>
+#include <type_traits>
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #include <cuda/ptx>
@@ -154,6 +156,54 @@ __device__ __forceinline__ void finish_pair(const EpilogueParams& p, int64_t bat
     *reinterpret_cast<uint32_t*>(static_cast<uint16_t*>(p.d.data) + at) = lo | hi << 16;
   }
 }
+
+// The epilogue of one 64-row wgmma tile, in two forms. Unrolled over all BN/8 column blocks, the
+// general epilogue (beta*C, bias, four activations, three output types) is tens of kilobytes of
+// code per tile and the warps stall on instruction fetch, so:
+
+// The common case, D = alpha * AB in a 16-bit type, row-major and aligned: unrolled, one
+// conversion and one 4-byte store per pair of columns.
+template <typename Pair, int N>
+__device__ __forceinline__ void store_scaled(const EpilogueParams& p, int64_t batch, int64_t row,
+                                             int64_t col0, const float (&acc)[N], int64_t m,
+                                             int64_t n) {
+  auto* d = static_cast<Pair*>(p.d.data);  // D's elements, two at a time
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int64_t r = row + 8 * half;
+    if (r >= m) continue;
+    const int64_t first = p.d.offset(batch, r, col0);  // even: pairs are aligned
+#pragma unroll
+    for (int j = 0; j < N / 4; ++j) {
+      const int64_t col = col0 + 8 * j;
+      const float v0 = p.alpha * acc[4 * j + 2 * half], v1 = p.alpha * acc[4 * j + 2 * half + 1];
+      if (col + 1 < n) {
+        if constexpr (std::is_same_v<Pair, __half2>) {
+          d[(first + 8 * j) / 2] = __floats2half2_rn(v0, v1);
+        } else {
+          d[(first + 8 * j) / 2] = __floats2bfloat162_rn(v0, v1);
+        }
+      } else if (col < n) {
+        epilogue_store(p, batch, r, col, acc[4 * j + 2 * half]);
+      }
+    }
+  }
+}
+
+// Everything else, in a rolled loop: block j's four values are always at the front of the
+// array, which shifts down by four after each block (the accumulators are dead after this).
+template <int N>
+__device__ __forceinline__ void finish_rolled(const EpilogueParams& p, int64_t batch, int64_t row,
+                                              int64_t col0, float (&acc)[N], int64_t m,
+                                              int64_t n, bool pairs) {
+#pragma unroll 1
+  for (int j = 0; j < N / 4; ++j) {
+    finish_pair(p, batch, row, col0 + 8 * j, acc[0], acc[1], m, n, pairs);
+    finish_pair(p, batch, row + 8, col0 + 8 * j, acc[2], acc[3], m, n, pairs);
+#pragma unroll
+    for (int r = 0; r + 4 < N; ++r) acc[r] = acc[r + 4];
+  }
+}
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
 
 // ---- the kernel ---------------------------------------------------------------------------
@@ -251,20 +301,24 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       for (int i = 0; i < S::kMmaM; ++i) fence_registers(acc[i]);
 
       // Epilogue. wgmma's accumulator layout: warp w of the warpgroup holds rows 16w + lane/4
-      // and 16w + lane/4 + 8 of its 64; register 4j + {0,1} (+{2,3} for the second row) holds
-      // columns 8j + 2(lane%4) + {0,1}.
+      // and 16w + lane/4 + 8 of its 64; registers 4j + {0,1} (4j + {2,3} for the second row)
+      // hold columns 8j + 2(lane%4) + {0,1}.
       const int64_t row0 = work.tile.pid_m * S::BM + consumer * S::WM + warp * 16 + lane / 4;
       const int64_t col0 = work.tile.pid_n * S::BN + 2 * (lane % 4);
+      const EpilogueParams& e = args.epilogue;
+      const bool plain = pairs && e.beta == 0.0f && e.bias == nullptr &&
+                         e.activation == Activation::none && e.d.dtype != DType::fp32;
 #pragma unroll
-      for (int i = 0; i < S::kMmaM; ++i)
-#pragma unroll
-        for (int j = 0; j < S::BN / 8; ++j) {
-          const int64_t row = row0 + i * 64, col = col0 + 8 * j;
-          finish_pair(args.epilogue, work.batch, row, col, acc[i][4 * j], acc[i][4 * j + 1],
-                      args.m, args.n, pairs);
-          finish_pair(args.epilogue, work.batch, row + 8, col, acc[i][4 * j + 2],
-                      acc[i][4 * j + 3], args.m, args.n, pairs);
+      for (int i = 0; i < S::kMmaM; ++i) {
+        const int64_t row = row0 + i * 64;
+        if (plain && e.d.dtype == DType::bf16) {
+          store_scaled<__nv_bfloat162>(e, work.batch, row, col0, acc[i], args.m, args.n);
+        } else if (plain) {
+          store_scaled<__half2>(e, work.batch, row, col0, acc[i], args.m, args.n);
+        } else {
+          finish_rolled(e, work.batch, row, col0, acc[i], args.m, args.n, pairs);
         }
+      }
     }
   }
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
