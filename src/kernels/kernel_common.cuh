@@ -1,8 +1,10 @@
-// What every GPU kernel shares: the program -> tile mapping, the launch grid, and the registry
-// entry of a kernel compiled for a fixed list of configs.
+// What every GPU kernel shares: shared-memory addresses, the program -> tile mapping, the launch
+// grid, the device's compute capability, and the registry entry and launch dispatch of a kernel
+// compiled for a fixed list of configs.
 #pragma once
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kernels/gemm_args.hpp"
@@ -10,6 +12,11 @@
 #include "schedule/tile_order.hpp"
 
 namespace tilegemm {
+
+// Shared-memory address as the 32-bit value the .shared state space takes.
+__device__ __forceinline__ uint32_t shared_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
 
 // The program's output tile, from the library's schedule (one place, shared with the host).
 __device__ __forceinline__ TileCoord program_tile(const GemmArgs& args, int block_m, int block_n) {
@@ -54,6 +61,40 @@ inline gpu::Kernel compiled_configs_kernel(const char* name, const char* descrip
   return {{name, description, compiled.front(), compiled, input_dtypes},
           can_implement,
           std::move(launch)};
+}
+
+// The configs of a std::tuple of compiled shapes (types with a static config()).
+template <class Shapes>
+std::vector<KernelConfig> configs_of() {
+  return std::apply([](auto... shapes) { return std::vector{decltype(shapes)::config()...}; },
+                    Shapes{});
+}
+
+// Calls launch(shape) with the compiled shape of `Shapes` that `config` names.
+template <class Shapes, class Launch>
+Status launch_compiled_shape(const char* kernel, const KernelConfig& config, Launch&& launch) {
+  Status status{StatusCode::not_supported,
+                std::string(kernel) + ": config " + to_string(config) + " is not compiled"};
+  std::apply(
+      [&](auto... shapes) {
+        ((same_instantiation(decltype(shapes)::config(), config) ? (status = launch(shapes), true)
+                                                                 : false) ||
+         ...);
+      },
+      Shapes{});
+  return status;
+}
+
+// The current device's compute capability; false (and the CUDA error cleared) when unreadable.
+inline bool current_compute_capability(int* major, int* minor) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return true;
 }
 
 }  // namespace tilegemm

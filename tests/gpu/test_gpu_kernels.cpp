@@ -70,48 +70,44 @@ class GpuKernels : public ::testing::Test {
       }
     return out;
   }
+  // Every kernel config x input type x layout of A and B x shape, against the reference. With
+  // `padded`, every leading dimension is rounded up to 8 elements (16-byte aligned rows).
+  template <size_t kShapes>
+  static void every_layout_and_shape(const int64_t (&shapes)[kShapes][3], uint64_t seed,
+                                     bool padded) {
+    for (const KernelCase& kc : every_kernel_config())
+      for (DType dtype : kc.dtypes)
+        for (Layout la : {Layout::row_major, Layout::col_major})
+          for (Layout lb : {Layout::row_major, Layout::col_major})
+            for (const auto& shape : shapes) {
+              WorkloadSpec s = spec_of(shape[0], shape[1], shape[2], dtype);
+              s.layout_a = la;
+              s.layout_b = lb;
+              s.layout_c = seed % 3 ? Layout::row_major : Layout::col_major;
+              if (padded) {
+                s.lda = padded_ld(la, s.m, s.k);
+                s.ldb = padded_ld(lb, s.k, s.n);
+                s.ldc = padded_ld(s.layout_c, s.m, s.n);
+              }
+              s.seed = seed++;
+              expect_matches_reference(s, kc.options);
+            }
+  }
 };
 
 TEST_F(GpuKernels, RandomShapesEveryLayoutEveryDtype) {
   const int64_t shapes[][3] = {{1, 1, 1},     {7, 31, 129},    {127, 255, 33}, {129, 1, 255},
                                {255, 129, 7}, {300, 257, 513}, {64, 128, 16},  {256, 192, 320},
                                {136, 72, 200}};  // the last two: aligned rows
-  uint64_t seed = 100;
-  for (const KernelCase& kc : every_kernel_config())
-    for (DType dtype : kc.dtypes)
-      for (Layout la : {Layout::row_major, Layout::col_major})
-        for (Layout lb : {Layout::row_major, Layout::col_major})
-          for (const auto& shape : shapes) {
-            WorkloadSpec s = spec_of(shape[0], shape[1], shape[2], dtype);
-            s.layout_a = la;
-            s.layout_b = lb;
-            s.layout_c = seed % 3 ? Layout::row_major : Layout::col_major;
-            s.seed = seed++;
-            expect_matches_reference(s, kc.options);
-          }
+  every_layout_and_shape(shapes, 100, /*padded=*/false);
 }
 
 TEST_F(GpuKernels, RandomShapesPaddedLeadingDimsEveryLayout) {
   // Any M, N, K, with rows padded to 16 bytes: every edge of every tile, on the paths that need
-  // aligned rows (cp.async, TMA).
+  // aligned rows (cp.async, TMA); odd N in aligned rows of D leaves a lone last column.
   const int64_t shapes[][3] = {{1, 1, 1},      {7, 31, 129},  {127, 255, 33},  {129, 1, 255},
                                {255, 129, 7},  {300, 257, 513}, {200, 136, 72}, {520, 264, 1000}};
-  uint64_t seed = 500;
-  for (const KernelCase& kc : every_kernel_config())
-    for (DType dtype : kc.dtypes)
-      for (Layout la : {Layout::row_major, Layout::col_major})
-        for (Layout lb : {Layout::row_major, Layout::col_major})
-          for (const auto& shape : shapes) {
-            WorkloadSpec s = spec_of(shape[0], shape[1], shape[2], dtype);
-            s.layout_a = la;
-            s.layout_b = lb;
-            s.lda = padded_ld(la, s.m, s.k);
-            s.ldb = padded_ld(lb, s.k, s.n);
-            s.layout_c = seed % 2 ? Layout::row_major : Layout::col_major;
-            s.ldc = padded_ld(s.layout_c, s.m, s.n);  // odd N in aligned rows: a lone last column
-            s.seed = seed++;
-            expect_matches_reference(s, kc.options);
-          }
+  every_layout_and_shape(shapes, 500, /*padded=*/true);
 }
 
 TEST_F(GpuKernels, UnalignedLeadingDimsTakeTheScalarPath) {

@@ -10,11 +10,6 @@
 
 namespace tilegemm::sm80 {
 
-// Shared-memory address as the 32-bit value the .shared state space takes.
-__device__ __forceinline__ uint32_t shared_address(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
 // Copies 16 bytes global -> shared without passing through registers. Only the first `src_bytes`
 // (0..16) are read; the rest of the 16 are zero-filled, which is how masked edges cost nothing.
 // .cg: cache in L2 only -- each element is read once per program, L1 would only add pollution.

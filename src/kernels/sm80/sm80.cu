@@ -35,22 +35,15 @@ Status launch(const GemmArgs& args, const KernelConfig& config, void* stream) {
   }
 }
 
-std::vector<KernelConfig> compiled_configs() {
-  return std::apply([](auto... shapes) { return std::vector{decltype(shapes)::config()...}; },
-                    Shapes{});
-}
-
 // mma.sync with these shapes, cp.async and ldmatrix need compute capability 8.0.
 std::string device_check() {
-  int device = 0, major = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
-    cudaGetLastError();
+  int major = 0, minor = 0;
+  if (!current_compute_capability(&major, &minor)) {
     return "kernel sm80: cannot read the device's compute capability";
   }
   if (major < 8) {
     return "kernel sm80 needs compute capability 8.0 or newer (this device is " +
-           std::to_string(major) + ".x); use --kernel warptile";
+           std::to_string(major) + "." + std::to_string(minor) + "); use --kernel warptile";
   }
   return {};
 }
@@ -62,7 +55,7 @@ namespace tilegemm::gpu {
 Kernel sm80_kernel() {
   Kernel kernel = compiled_configs_kernel(
       "sm80", "tensor cores: mma.sync + cp.async pipeline num_stages deep (fp16, bf16, tf32)",
-      {DType::fp16, DType::bf16, DType::tf32}, sm80::compiled_configs(), sm80::launch);
+      {DType::fp16, DType::bf16, DType::tf32}, configs_of<sm80::Shapes>(), sm80::launch);
   kernel.tensor_cores = true;
   kernel.shared_bytes = [](const KernelConfig& c, DType dtype) {
     return sm80::shared_bytes(c.block_m, c.block_n, c.block_k, c.num_stages, dtype_size(dtype));

@@ -460,17 +460,9 @@ Status launch_shape(const GemmArgs& args, bool d_aligned, cudaStream_t stream) {
 template <typename T, bool ASYNC>
 Status launch_for_type(const GemmArgs& args, const KernelConfig& config, bool d_aligned,
                        cudaStream_t stream) {
-  Status status{StatusCode::not_supported,
-                "sm80: config " + to_string(config) + " is not compiled"};
-  std::apply(
-      [&](auto... shapes) {
-        ((same_instantiation(decltype(shapes)::config(), config)
-              ? (status = launch_shape<decltype(shapes), T, ASYNC>(args, d_aligned, stream), true)
-              : false) ||
-         ...);
-      },
-      Shapes{});
-  return status;
+  return launch_compiled_shape<Shapes>("sm80", config, [&](auto shape) {
+    return launch_shape<decltype(shape), T, ASYNC>(args, d_aligned, stream);
+  });
 }
 
 extern template Status launch_for_type<__half, true>(const GemmArgs&, const KernelConfig&, bool,

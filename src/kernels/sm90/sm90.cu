@@ -11,18 +11,10 @@ Status launch(const GemmArgs& args, const KernelConfig& config, void* stream) {
                                      : launch_for_type<__nv_bfloat16>(args, config, s);
 }
 
-std::vector<KernelConfig> compiled_configs() {
-  return std::apply([](auto... shapes) { return std::vector{decltype(shapes)::config()...}; },
-                    Shapes{});
-}
-
 // wgmma and setmaxnreg exist only on compute capability 9.0 and only in sm_90a machine code.
 std::string device_check() {
-  int device = 0, major = 0, minor = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
-    cudaGetLastError();
+  int major = 0, minor = 0;
+  if (!current_compute_capability(&major, &minor)) {
     return "kernel sm90: cannot read the device's compute capability";
   }
   if (major != 9 || minor != 0) {
@@ -53,7 +45,7 @@ namespace tilegemm::gpu {
 Kernel sm90_kernel() {
   Kernel kernel = compiled_configs_kernel(
       "sm90", "Hopper: TMA + wgmma, warp-specialised, persistent (fp16, bf16; sm_90a)",
-      {DType::fp16, DType::bf16}, sm90::compiled_configs(), sm90::launch);
+      {DType::fp16, DType::bf16}, configs_of<sm90::Shapes>(), sm90::launch);
   kernel.tensor_cores = true;
   kernel.shared_bytes = [](const KernelConfig& c, DType) {
     return sm90::shared_bytes(c.block_m, c.block_n, c.num_stages);

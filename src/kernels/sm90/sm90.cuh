@@ -82,10 +82,6 @@ constexpr int kConsumerRegisters = 232;
 // ---- device helpers ----------------------------------------------------------------------------
 
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
-__device__ __forceinline__ uint32_t shared_address(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
 __device__ __forceinline__ void wait_barrier(uint64_t* barrier, uint32_t parity) {
   while (!cuda::ptx::mbarrier_try_wait_parity(barrier, parity)) {
   }
@@ -371,17 +367,9 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
 // unit per type (sm90_<type>.cu).
 template <typename T>
 Status launch_for_type(const GemmArgs& args, const KernelConfig& config, cudaStream_t stream) {
-  Status status{StatusCode::not_supported,
-                "sm90: config " + to_string(config) + " is not compiled"};
-  std::apply(
-      [&](auto... shapes) {
-        ((same_instantiation(decltype(shapes)::config(), config)
-              ? (status = launch_shape<decltype(shapes), T>(args, stream), true)
-              : false) ||
-         ...);
-      },
-      Shapes{});
-  return status;
+  return launch_compiled_shape<Shapes>("sm90", config, [&](auto shape) {
+    return launch_shape<decltype(shape), T>(args, stream);
+  });
 }
 
 // The machine-code version this build compiled the kernel for (90 when sm_90a is in the build);
