@@ -328,8 +328,10 @@ template <class S, typename T>
 Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
   const OperandShape a = operand_a(args), b = operand_b(args);
   CUtensorMap map_a, map_b;
-  if (Status s = encode_operand_map(a, a.mn_major ? kMnBlock : S::BM, &map_a); !s.ok()) return s;
-  if (Status s = encode_operand_map(b, b.mn_major ? kMnBlock : S::BN, &map_b); !s.ok()) return s;
+  // The boxes the kernel's load_tile issues: the same OperandTile geometry.
+  const OperandTile tile_a{S::BM, a.mn_major}, tile_b{S::BN, b.mn_major};
+  if (Status s = encode_operand_map(a, tile_a.box_mn(), &map_a); !s.ok()) return s;
+  if (Status s = encode_operand_map(b, tile_b.box_mn(), &map_b); !s.ok()) return s;
   const MatrixView& d = args.epilogue.d;
   const bool pairs = d.stride.col == 1 && reinterpret_cast<uintptr_t>(d.data) % 8 == 0 &&
                      d.stride.row % 2 == 0 && d.batch_stride % 2 == 0;
