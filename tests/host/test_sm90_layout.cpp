@@ -71,9 +71,30 @@ TEST(Sm90Layout, DescriptorBitFields) {
   EXPECT_EQ(d >> 62, 1u);
 }
 
+TEST(Sm90Layout, StoreChunksAreTheLayoutTmaStoresRead) {
+  // Every element of a 64 x 64 chunk once, where a TMA box with the 128-byte swizzle has it.
+  std::set<uint32_t> seen;
+  for (int row = 0; row < kStoreRows; ++row)
+    for (int col = 0; col < kStoreColumns; ++col) {
+      const uint32_t at = store_chunk_offset(row, col);
+      ASSERT_EQ(at, tma_byte(0, row, col * kElementBytes)) << row << "," << col;
+      seen.insert(at);
+    }
+  EXPECT_EQ(seen.size(), size_t(kStoreChunkBytes / kElementBytes));
+  // A warp's store of one column pair per lane (lanes: 8 rows x 4 pairs, a 16-byte chunk per
+  // row) touches each of the 32 banks once.
+  for (int block = 0; block < kStoreColumns / 8; ++block) {
+    std::set<uint32_t> banks;
+    for (int lane = 0; lane < 32; ++lane)
+      banks.insert(store_chunk_offset(lane / 4, 8 * block + 2 * (lane % 4)) / 4 % 32);
+    EXPECT_EQ(banks.size(), 32u) << "column block " << block;
+  }
+}
+
 TEST(Sm90Layout, SharedBytesFitTheH100) {
   // 227 KB per block on sm_90: every compiled shape's stages fit.
-  for (auto [bm, bn, stages] : {std::tuple{128, 256, 4}, {256, 128, 4}, {128, 128, 6}, {128, 64, 8}})
+  for (auto [bm, bn, stages] :
+       {std::tuple{128, 256, 4}, {256, 128, 4}, {128, 128, 6}, {128, 64, 8}})
     EXPECT_LE(shared_bytes(bm, bn, stages), 227 * 1024) << bm << "x" << bn << " s" << stages;
   EXPECT_GT(shared_bytes(128, 256, 5), 227 * 1024);
 }

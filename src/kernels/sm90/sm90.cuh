@@ -49,7 +49,7 @@ namespace tilegemm::sm90 {
 template <int BM_, int BN_, int STAGES_>
 struct Sm90Shape {
   static constexpr int BM = BM_, BN = BN_, kStages = STAGES_;
-  static constexpr int kConsumers = 2;  // math warpgroups
+  static constexpr int kConsumers = kMathWarpgroups;
   static constexpr int kThreads = (kConsumers + 1) * 128;
   static constexpr int WM = BM / kConsumers;  // rows of the tile each consumer owns
   static constexpr int kMmaM = WM / 64;       // m64 wgmma per consumer per K step
@@ -190,8 +190,8 @@ __device__ __forceinline__ void store_scaled(const EpilogueParams& p, int64_t ba
 // array, which shifts down by four after each block (the accumulators are dead after this).
 template <int N>
 __device__ __forceinline__ void finish_rolled(const EpilogueParams& p, int64_t batch, int64_t row,
-                                              int64_t col0, float (&acc)[N], int64_t m,
-                                              int64_t n, bool pairs) {
+                                              int64_t col0, float (&acc)[N], int64_t m, int64_t n,
+                                              bool pairs) {
 #pragma unroll 1
   for (int j = 0; j < N / 4; ++j) {
     finish_pair(p, batch, row, col0 + 8 * j, acc[0], acc[1], m, n, pairs);
@@ -200,26 +200,80 @@ __device__ __forceinline__ void finish_rolled(const EpilogueParams& p, int64_t b
     for (int r = 0; r + 4 < N; ++r) acc[r] = acc[r + 4];
   }
 }
+
+// Synchronises the 128 threads of one consumer warpgroup (named barrier 1 + consumer; 0 is
+// __syncthreads).
+__device__ __forceinline__ void consumer_barrier(int consumer) {
+  asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+}
+
+// D = alpha * AB through shared memory and TMA, for one 64-row wgmma tile of a consumer: its
+// accumulators, scaled and converted, fill 64 x 64 chunks (store_chunk_offset's layout), and the
+// warpgroup's first thread hands each chunk to TMA, which writes whole lines of D, clipped at the
+// matrix's edges, while the warpgroup moves on. The chunk buffers alternate (`stores` counts the
+// consumer's chunks): before refilling one, its store from two chunks ago must have read it.
+template <typename Pair, int N>
+__device__ __forceinline__ void store_tma(const CUtensorMap& map_d, unsigned char* buffers,
+                                          int& stores, const float (&acc)[N], float alpha, int row0,
+                                          int col0, int batch, int consumer) {
+  const bool leader = threadIdx.x % 128 == 0;
+  const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
+  const int row = 16 * warp + lane / 4, col = 2 * (lane % 4);  // the thread's first pair
+#pragma unroll
+  for (int chunk = 0; chunk < N / 32; ++chunk) {  // 8 column blocks of 4 registers per chunk
+    unsigned char* buffer = buffers + (stores & 1) * kStoreChunkBytes;
+    if (leader) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<1>{});
+    consumer_barrier(consumer);
+#pragma unroll
+    for (int block = 0; block < 8; ++block)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int r = 4 * (8 * chunk + block) + 2 * half;
+        const float v0 = alpha * acc[r], v1 = alpha * acc[r + 1];
+        Pair* at =
+            reinterpret_cast<Pair*>(buffer + store_chunk_offset(row + 8 * half, 8 * block + col));
+        if constexpr (std::is_same_v<Pair, __half2>) {
+          *at = __floats2half2_rn(v0, v1);
+        } else {
+          *at = __floats2bfloat162_rn(v0, v1);
+        }
+      }
+    // The chunk was written through the generic proxy; TMA reads it through the async proxy.
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+    consumer_barrier(consumer);
+    if (leader) {
+      const int32_t coords[3] = {col0 + chunk * kStoreColumns, row0, batch};
+      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, &map_d,
+                                      coords, buffer);
+      cuda::ptx::cp_async_bulk_commit_group();
+    }
+    ++stores;
+  }
+}
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
 
 // ---- the kernel ---------------------------------------------------------------------------
 
 // A_MN / B_MN: the operand is MN-major in memory (column-major A, row-major B). `pairs`: D is
-// row-major with 2-element aligned rows.
+// row-major with 2-element aligned rows. `tma_store`: D = alpha * AB, 16-bit, row-major and
+// described by map_d: the epilogue goes through shared memory and TMA.
 template <typename T, class S, bool A_MN, bool B_MN>
 __global__ void __launch_bounds__(S::kThreads, 1)
     sm90_gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-              GemmArgs args, bool pairs) {
+              const __grid_constant__ CUtensorMap map_d, GemmArgs args, bool pairs,
+              bool tma_store) {
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
   constexpr OperandTile kTileA{S::BM, A_MN}, kTileB{S::BN, B_MN};
   constexpr uint32_t kStageBytes = kTileA.bytes() + kTileB.bytes();
-  // Shared memory: A stages, B stages, then the barriers; the start rounded up to the swizzle's
-  // 1024-byte period (shared_bytes() counts the slack).
+  // Shared memory: A stages, B stages, the store chunks, then the barriers; the start rounded up
+  // to the swizzle's 1024-byte period (shared_bytes() counts the slack).
   extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = smem_raw + (kAtomBytes - shared_address(smem_raw) % kAtomBytes) % kAtomBytes;
+  unsigned char* smem =
+      smem_raw + (kAtomBytes - shared_address(smem_raw) % kAtomBytes) % kAtomBytes;
   unsigned char* const stages_a = smem;
   unsigned char* const stages_b = smem + S::kStages * kTileA.bytes();
-  uint64_t* const full = reinterpret_cast<uint64_t*>(smem + S::kStages * kStageBytes);
+  unsigned char* const store_chunks = smem + S::kStages * kStageBytes;
+  uint64_t* const full = reinterpret_cast<uint64_t*>(store_chunks + kStoreBytes);
   uint64_t* const empty = full + S::kStages;
 
   if (threadIdx.x == 0) {
@@ -268,6 +322,8 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
     int stage = 0, previous = 0;
     uint32_t phase = 0;
+    int stores = 0;  // TMA-stored chunks of D
+    unsigned char* const my_chunks = store_chunks + consumer * kStoreBuffers * kStoreChunkBytes;
     float acc[S::kMmaM][S::BN / 2];
     for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {
       const BatchedTile work = item_at(item);
@@ -307,7 +363,17 @@ __global__ void __launch_bounds__(S::kThreads, 1)
 #pragma unroll
       for (int i = 0; i < S::kMmaM; ++i) {
         const int64_t row = row0 + i * 64;
-        if (plain && e.d.dtype == DType::bf16) {
+        if (tma_store) {
+          const int tile_row = int(work.tile.pid_m * S::BM) + consumer * S::WM + i * 64;
+          const int tile_col = int(work.tile.pid_n * S::BN);
+          if (e.d.dtype == DType::bf16) {
+            store_tma<__nv_bfloat162>(map_d, my_chunks, stores, acc[i], e.alpha, tile_row, tile_col,
+                                      int(work.batch), consumer);
+          } else {
+            store_tma<__half2>(map_d, my_chunks, stores, acc[i], e.alpha, tile_row, tile_col,
+                               int(work.batch), consumer);
+          }
+        } else if (plain && e.d.dtype == DType::bf16) {
           store_scaled<__nv_bfloat162>(e, work.batch, row, col0, acc[i], args.m, args.n);
         } else if (plain) {
           store_scaled<__half2>(e, work.batch, row, col0, acc[i], args.m, args.n);
@@ -315,6 +381,10 @@ __global__ void __launch_bounds__(S::kThreads, 1)
           finish_rolled(e, work.batch, row, col0, acc[i], args.m, args.n, pairs);
         }
       }
+    }
+    // The last stores must have read their chunks before the CTA's shared memory goes away.
+    if (tma_store && threadIdx.x % 128 == 0) {
+      cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
     }
   }
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
@@ -335,12 +405,16 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
   const MatrixView& d = args.epilogue.d;
   const bool pairs = d.stride.col == 1 && reinterpret_cast<uintptr_t>(d.data) % 8 == 0 &&
                      d.stride.row % 2 == 0 && d.batch_stride % 2 == 0;
+  CUtensorMap map_d{};
+  const bool tma_store = tma_storable(args);
+  if (tma_store) {
+    if (Status s = encode_operand_map(output_d(args), kStoreRows, &map_d); !s.ok()) return s;
+  }
 
   int device = 0, sms = 0;
   if (Status s = cuda_status(cudaGetDevice(&device), "sm90: cudaGetDevice"); !s.ok()) return s;
-  if (Status s = cuda_status(
-          cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
-          "sm90: cudaDeviceGetAttribute(MultiProcessorCount)");
+  if (Status s = cuda_status(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+                             "sm90: cudaDeviceGetAttribute(MultiProcessorCount)");
       !s.ok()) {
     return s;
   }
@@ -355,7 +429,7 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem),
         "sm90_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
     if (!status.ok()) return;
-    kernel<<<grid, S::kThreads, kSmem, stream>>>(map_a, map_b, args, pairs);
+    kernel<<<grid, S::kThreads, kSmem, stream>>>(map_a, map_b, map_d, args, pairs, tma_store);
     status = check_launch("sm90_gemm");
   };
   using Yes = std::true_type;
@@ -369,9 +443,8 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
 // unit per type (sm90_<type>.cu).
 template <typename T>
 Status launch_for_type(const GemmArgs& args, const KernelConfig& config, cudaStream_t stream) {
-  return launch_compiled_shape<Shapes>("sm90", config, [&](auto shape) {
-    return launch_shape<decltype(shape), T>(args, stream);
-  });
+  return launch_compiled_shape<Shapes>(
+      "sm90", config, [&](auto shape) { return launch_shape<decltype(shape), T>(args, stream); });
 }
 
 // The machine-code version this build compiled the kernel for (90 when sm_90a is in the build);

@@ -20,8 +20,8 @@
 
 namespace tilegemm::sm90 {
 
-constexpr int kBlockK = 64;        // values of K per pipeline stage: one 128-byte swizzle row
-constexpr int kElementBytes = 2;   // fp16 / bf16
+constexpr int kBlockK = 64;       // values of K per pipeline stage: one 128-byte swizzle row
+constexpr int kElementBytes = 2;  // fp16 / bf16
 constexpr int kRowBytes = kBlockK * kElementBytes;  // 128
 constexpr int kAtomBytes = 8 * kRowBytes;           // 1024: the swizzle's period
 constexpr int kMmaK = 16;                           // K of one wgmma
@@ -61,10 +61,27 @@ struct OperandTile {
   }
 };
 
-// Dynamic shared memory of a config: the stages, their two mbarriers each, and slack to align
-// the start to 1024 bytes (the swizzle's period).
+// The epilogue's staging for TMA stores of D (16-bit, row-major): each math warpgroup fills a
+// chunk of 64 rows x 64 columns (one 128-byte row each, the 128-byte swizzle again, so that the
+// warps' writes spread over all banks) and hands it to TMA as one box. Two chunk buffers per
+// warpgroup: one fills while the store of the other still reads it.
+constexpr int kMathWarpgroups = 2;
+constexpr int kStoreRows = 64, kStoreColumns = kRowBytes / kElementBytes;  // 64 x 64
+constexpr int kStoreChunkBytes = kStoreRows * kRowBytes;                   // 8 KB
+constexpr int kStoreBuffers = 2;
+constexpr int kStoreBytes = kMathWarpgroups * kStoreBuffers * kStoreChunkBytes;
+
+// Where element (row, col) of a store chunk lives: chunk c of row r at c ^ (r % 8).
+TILEGEMM_HOST_DEVICE constexpr uint32_t store_chunk_offset(int row, int col) {
+  const int byte = col * kElementBytes;
+  return uint32_t(row * kRowBytes + ((byte / 16) ^ (row % 8)) * 16 + byte % 16);
+}
+
+// Dynamic shared memory of a config: the stages, the store chunks, two mbarriers per stage, and
+// slack to align the start to 1024 bytes (the swizzle's period).
 TILEGEMM_HOST_DEVICE constexpr int64_t shared_bytes(int block_m, int block_n, int stages) {
-  return int64_t(stages) * (block_m + block_n) * kRowBytes + 2 * 8 * stages + kAtomBytes;
+  return int64_t(stages) * (block_m + block_n) * kRowBytes + kStoreBytes + 2 * 8 * stages +
+         kAtomBytes;
 }
 
 }  // namespace tilegemm::sm90

@@ -1,7 +1,7 @@
 #include "kernels/sm90/tensor_map.hpp"
 
-#include <cuda_runtime.h>
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
+#include <cuda_runtime.h>
 
 #include <climits>
 
@@ -12,18 +12,28 @@ namespace tilegemm::sm90 {
 
 OperandShape operand_a(const GemmArgs& args) {  // M x K
   const bool k_major = args.a.stride.col == 1;
-  return {args.a.data,    args.a.dtype,
-          args.m,         args.k,
-          !k_major,       k_major ? args.a.stride.row : args.a.stride.col,
+  return {args.a.data,      args.a.dtype,       args.m,
+          args.k,           !k_major,           k_major ? args.a.stride.row : args.a.stride.col,
           args.batch_count, args.a.batch_stride};
 }
 
 OperandShape operand_b(const GemmArgs& args) {  // K x N
   const bool k_major = args.b.stride.row == 1;
-  return {args.b.data,    args.b.dtype,
-          args.n,         args.k,
-          !k_major,       k_major ? args.b.stride.col : args.b.stride.row,
+  return {args.b.data,      args.b.dtype,       args.n,
+          args.k,           !k_major,           k_major ? args.b.stride.col : args.b.stride.row,
           args.batch_count, args.b.batch_stride};
+}
+
+OperandShape output_d(const GemmArgs& args) {  // M x N, row-major
+  const MatrixView& d = args.epilogue.d;
+  return {d.data, d.dtype, args.m, args.n, false, d.stride.row, args.batch_count, d.batch_stride};
+}
+
+bool tma_storable(const GemmArgs& args) {
+  const EpilogueParams& e = args.epilogue;
+  const bool plain = e.beta == 0.0f && e.bias == nullptr && e.activation == Activation::none;
+  const bool sixteen_bit = e.d.dtype == DType::fp16 || e.d.dtype == DType::bf16;
+  return plain && sixteen_bit && e.d.stride.col == 1 && tma_check(output_d(args), "d").empty();
 }
 
 std::string tma_check(const OperandShape& op, const char* name) {
@@ -35,7 +45,8 @@ std::string tma_check(const OperandShape& op, const char* name) {
   if (!vector_aligned(op.data, op.ld, op.batch_count > 1 ? op.batch_stride : 0, kElementBytes)) {
     return "operand " + n +
            ": TMA needs a 16-byte aligned pointer, leading dimension and batch stride "
-           "(multiples of 8 elements); ld" + n + " = " + std::to_string(op.ld);
+           "(multiples of 8 elements); ld" +
+           n + " = " + std::to_string(op.ld);
   }
   if (op.batch_count > 1 && op.batch_stride < op.ld * outer) {
     return "operand " + n + ": batch entries overlap (batch stride " +
@@ -73,17 +84,17 @@ Status encode_operand_map(const OperandShape& op, int box_rows, CUtensorMap* map
   const cuuint64_t dims[3] = {cuuint64_t(inner), cuuint64_t(outer), cuuint64_t(op.batch_count)};
   // Bytes between rows, and between batch entries (any multiple of 16 when there is one entry).
   const int64_t row_bytes = op.ld * kElementBytes;
-  const int64_t batch_bytes = op.batch_count > 1 ? op.batch_stride * kElementBytes
-                                                 : row_bytes * (outer > 0 ? outer : 1);
+  const int64_t batch_bytes =
+      op.batch_count > 1 ? op.batch_stride * kElementBytes : row_bytes * (outer > 0 ? outer : 1);
   const cuuint64_t strides[2] = {cuuint64_t(row_bytes), cuuint64_t(batch_bytes)};
   const cuuint32_t box[3] = {cuuint32_t(kBlockK), cuuint32_t(box_rows), 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
-  const CUtensorMapDataType type = op.dtype == DType::fp16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                                           : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  const CUresult r = encode(map, type, 3, const_cast<void*>(op.data), dims, strides, box,
-                            element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUtensorMapDataType type =
+      op.dtype == DType::fp16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  const CUresult r =
+      encode(map, type, 3, const_cast<void*>(op.data), dims, strides, box, element_strides,
+             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
     return {StatusCode::cuda_error,
             "sm90: cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(r)) + ")"};

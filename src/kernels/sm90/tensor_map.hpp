@@ -22,6 +22,12 @@ struct OperandShape {
 };
 OperandShape operand_a(const GemmArgs& args);
 OperandShape operand_b(const GemmArgs& args);
+// D (row-major) in the same terms: M rows of N contiguous values.
+OperandShape output_d(const GemmArgs& args);
+
+// Whether the epilogue can store D with TMA: D = alpha * AB (no beta*C, bias or activation) in
+// fp16 or bf16, row-major, and a tensor map can describe it (tma_check).
+bool tma_storable(const GemmArgs& args);
 
 // Empty when TMA can describe the operand; else why not, naming the operand (`name`: "a", "b").
 // TMA needs a 16-byte aligned base, leading dimension and batch stride, coordinates that fit in
