@@ -19,17 +19,8 @@ Status launch(const GemmArgs& args, const KernelConfig& config, void* stream) {
     using T = decltype(t);
     const bool vector =
         operand_vector_aligned(args.a, sizeof(T)) && operand_vector_aligned(args.b, sizeof(T));
-    if (!launch_for_type<T>(args, config, vector, static_cast<cudaStream_t>(stream))) {
-      return {StatusCode::not_supported,
-              "warptile: config " + to_string(config) + " is not compiled"};
-    }
-    return check_launch("warptile_gemm");
+    return launch_for_type<T>(args, config, vector, static_cast<cudaStream_t>(stream));
   });
-}
-
-std::vector<KernelConfig> compiled_configs() {
-  return std::apply([](auto... shapes) { return std::vector{decltype(shapes)::config()...}; },
-                    Shapes{});
 }
 
 }  // namespace
@@ -37,8 +28,10 @@ std::vector<KernelConfig> compiled_configs() {
 
 namespace tilegemm::gpu {
 Kernel warptile_kernel() {
-  return compiled_configs_kernel(
-      "warptile", "SIMT gen 4: warp tiles, 16-byte loads, double-buffered K loop (production fp32)",
-      simt::kSimtInputDtypes, simt::warptile::compiled_configs(), simt::warptile::launch);
+  return compiled_configs_kernel("warptile",
+                                 "SIMT gen 4: warp tiles, cp.async (fp32) or 16-byte loads, K loop "
+                                 "num_stages deep (production fp32)",
+                                 simt::kSimtInputDtypes, configs_of<simt::warptile::Shapes>(),
+                                 simt::warptile::launch);
 }
 }  // namespace tilegemm::gpu

@@ -1,23 +1,30 @@
 // Generation 4: warp tiling, the production fp32 path on CUDA cores.
 //
-// Hardware: CUDA cores, shared memory, 16-byte vector loads. No tensor cores: fp32 stays IEEE.
-// Config: BLOCK_SIZE_M x BLOCK_SIZE_N x BLOCK_SIZE_K, num_warps, warp tile WM x WN; num_stages is 2
-// (a double-buffered K loop). Compiled shapes: see `Shapes` below (e.g.
-// 128x128x16/g8/s2/w8/wt64x32).
+// Hardware: CUDA cores, shared memory, 16-byte vector loads, cp.async. No tensor cores: fp32
+// stays IEEE. Config: BLOCK_SIZE_M x BLOCK_SIZE_N x BLOCK_SIZE_K, num_stages, num_warps, warp tile
+// WM x WN. Compiled shapes: see `Shapes` below (e.g. 128x128x16/g8/s3/w8/wt64x32).
 //
 // The idea (docs/design.md has the long form): a program's BM x BN tile is split into warp tiles
 // of WM x WN, and each warp's tile into 8 x 4 lanes that each own WMITER x WNITER sub-tiles of
 // 4 x 4 outputs. Per k a lane reads its A and B fragments with 16-byte shared-memory loads
 // (conflict-free: a warp reads 128 contiguous bytes of A and 64 of B) and does 16 FMAs per
-// fragment value. The K loop is double-buffered: the next BK slice is loaded from global memory
-// into registers while the current slice is multiplied, then written to the other shared-memory
-// buffer, so one __syncthreads per step suffices. Global loads are 16 bytes wide along each
-// operand's contiguous dimension when pointer, leading dimension and batch stride allow, with a
-// masked scalar path for edges and unaligned operands.
+// fragment value. Shared memory is a ring of num_stages BK slices, stored [k][m] and [k][n]
+// whatever the operands' layouts, so the fragment loads never change. How a slice gets there
+// depends on the input type:
+//   fp32       cp.async, global -> shared with no registers in between, zero-filled outside the
+//              matrix; num_stages - 1 slices are in flight while one is multiplied.
+//   fp16/bf16  converted to float on the way, so through registers: the slice num_stages - 1
+//              ahead is loaded before the multiply and stored after it.
+// Either way one __syncthreads per slice suffices. Global accesses are 16 bytes wide along each
+// operand's contiguous dimension when pointer, leading dimension and batch stride allow, single
+// elements otherwise (and for fp32 operands that the [k][x] layout transposes: cp.async cannot
+// split a vector).
 #pragma once
 
 #include <tuple>
+#include <type_traits>
 
+#include "kernels/cp_async.cuh"
 #include "kernels/cuda_check.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "kernels/simt/simt_common.cuh"
@@ -25,9 +32,9 @@
 namespace tilegemm::simt::warptile {
 
 // The compile-time config of one warptile instantiation.
-template <int BM_, int BN_, int BK_, int WM_, int WN_>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_>
 struct WarptileShape {
-  static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_;
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, kStages = STAGES_;
   static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
   static constexpr int kThreads = kWarpsM * kWarpsN * 32;
   // Inside a warp: 8 lanes along M x 4 along N, each owning 4 x 4 outputs per warp sub-tile.
@@ -38,9 +45,11 @@ struct WarptileShape {
   // conflicts.
   static constexpr int kPad = 4;
   static constexpr int kPitchA = BM + kPad, kPitchB = BN + kPad;
+  static constexpr int kStageFloats = BK * (kPitchA + kPitchB);  // one A and one B slice
+  static constexpr int kSharedBytes = kStages * kStageFloats * 4;
   // Programs resident per SM that the register allocation must allow (__launch_bounds__).
   // Left alone, ptxas gave the 8x8-per-thread kernel 185 registers: one 256-thread program per SM,
-  // 8 warps, too few to hide shared-memory latency. Asking for two caps it at 128 registers.
+  // 8 warps, too few to hide shared-memory latency. Asking for 16 warps per SM caps it at 128.
   static constexpr int kOutputsPerThread = WMITER * TM * WNITER * TN;
   static constexpr int kMinBlocksPerSM = kOutputsPerThread <= 64 ? 512 / kThreads : 1;
 
@@ -48,14 +57,16 @@ struct WarptileShape {
   static_assert(WM % (kLanesM * TM) == 0 && WN % (kLanesN * TN) == 0,
                 "warp tile must be a multiple of the 32x16 lane grid");
   static_assert(BK % 8 == 0, "BK must hold whole 16-byte vectors of 16-bit types");
-  static_assert(2 * BK * (kPitchA + kPitchB) * 4 <= 48 * 1024, "static shared memory limit");
+  static_assert(kStages >= 2, "the ring needs a stage to multiply and one to fill");
+  static_assert(kMinBlocksPerSM * kSharedBytes <= 227 * 1024,
+                "the programs an SM must hold need more than its 227 KB of shared memory");
 
   static KernelConfig config() {
     return {.block_m = BM,
             .block_n = BN,
             .block_k = BK,
             .group_size_m = 8,
-            .num_stages = 2,
+            .num_stages = kStages,
             .num_warps = kThreads / 32,
             .warp_m = WM,
             .warp_n = WN};
@@ -63,27 +74,29 @@ struct WarptileShape {
 };
 
 // Compiled shapes, largest first (the heuristic takes the first that fills the GPU). Chosen by
-// sweeps on the H100 (docs/perf-notes.md): 128x128x16 was fastest from 2048^3 up, 64x64x16 for
-// smaller problems; 128x256x8, 256x128x8, 128x128x8, 128x64x16 and a 4-warp 128x128x16 with
-// 8x16 outputs per thread lost everywhere.
-using Shapes = std::tuple<WarptileShape<128, 128, 16, 64, 32>,  // 8 warps, 8x8 outputs per thread
-                          WarptileShape<64, 64, 16, 32, 32>>;   // small and skinny problems
+// sweeps on the H100 (docs/perf-notes.md, warptile v5): BK 8 or 32, and 4 or 5 stages, were
+// slower.
+using Shapes = std::tuple<WarptileShape<128, 128, 16, 64, 32, 3>,  // 8 warps, 8x8 per thread
+                          WarptileShape<64, 64, 16, 32, 32, 3>>;   // small and skinny problems
 
-// Moves one BK x X slice of an operand from global memory to shared memory, in two halves so the
-// global loads can be in flight while the previous slice is multiplied:
-//   load():  global -> registers (masked, converted to float)
-//   store(): registers -> shared, as smem[k][x]
-// Element (k, x) of the slice lives at origin + x * stride_x + k * stride_k. For A, x is m; for
-// B, x is n. CONTIG_K says which of the two is the operand's contiguous dimension (stride 1); a
-// "granule" is one 16-byte vector (VECTOR) or one element along it.
-//
-// A thread's granules are kThreads apart in the slice's granule order, i.e. a fixed number of
-// rows (or columns) apart: the thread keeps one address, of its first granule, and reaches the
-// others by a constant offset. The address steps by one slice per K step (next_slice), so the K
-// loop does almost no index arithmetic and, but for a partial last slice, no K masking.
-template <typename T, int BK, int X, int kThreads, bool CONTIG_K, bool VECTOR>
+// A thread's share of one BK x X slice of an operand, and how it gets to shared memory, stored as
+// smem[k][x] with row pitch kPitch. For A, x is m; for B, x is n. Element (k, x) of the slice
+// lives at origin + x * stride_x + k * stride_k; CONTIG_K says which of the two is the operand's
+// contiguous dimension (stride 1).
+//   fp32 (kAsync)  copy(): cp.async straight into a stage.
+//   fp16/bf16      load(): global -> registers (masked, converted to float), one slice ahead;
+//                  store(): registers -> a stage, after the current slice's multiply.
+// A "granule" is what one thread moves at once along the contiguous dimension: a 16-byte vector
+// (VECTOR) or one element. A thread's granules are kThreads apart in the slice's granule order,
+// i.e. a fixed number of rows (or columns) apart: the thread keeps one address, of its first
+// granule, and reaches the others by a constant offset. The address steps by one slice per
+// fetch (next_slice), so the K loop does almost no index arithmetic and, but for a partial last
+// slice, no K masking.
+template <typename T, int BK, int X, int kPitch, int kThreads, bool CONTIG_K, bool VECTOR>
 struct TileLoader {
-  static constexpr int V = VECTOR ? int(16 / sizeof(T)) : 1;
+  static constexpr bool kAsync = std::is_same_v<T, float>;
+  // cp.async cannot split a vector, so the fp32 copy that transposes (CONTIG_K) moves elements.
+  static constexpr int V = !VECTOR || (kAsync && CONTIG_K) ? 1 : int(16 / sizeof(T));
   static constexpr int kGranulesAlong = (CONTIG_K ? BK : X) / V;
   static constexpr int kGranules = BK * X / V;
   // A short slice of 16-bit elements can have fewer granules than the program has threads.
@@ -92,13 +105,18 @@ struct TileLoader {
                 "the slice must split evenly over the threads");
   static_assert(kThreads % kGranulesAlong == 0, "a thread's granules must line up");
   // Granule p of a thread lies kAcrossStep rows of granules (x for CONTIG_K, k otherwise) after
-  // granule 0.
+  // granule 0; in shared memory that is a constant number of bytes.
   static constexpr int kAcrossStep = kThreads / kGranulesAlong;
+  static constexpr uint32_t kSharedGranuleStep =
+      4 * (CONTIG_K ? kAcrossStep : kAcrossStep * kPitch);
 
-  float values[kPerThread][V];
-  const T* src = nullptr;    // the thread's first granule in the current slice
-  int64_t granule_step = 0;  // elements from one of the thread's granules to the next
-  int x_valid = 0;           // columns (B) or rows (A) of the slice inside the matrix
+  float values[kAsync ? 1 : kPerThread][V];  // the staged slice (fp16/bf16 only)
+  const T* src = nullptr;      // the thread's first granule in the next slice to fetch
+  const T* origin = nullptr;   // a readable address, for copies that read nothing
+  int64_t granule_step = 0;    // elements from one of the thread's granules to the next
+  int64_t slice_step = 0;      // elements from one slice to the next
+  uint32_t shared_offset = 0;  // bytes from a stage's start to the thread's first granule
+  int x_valid = 0;             // columns (B) or rows (A) of the slice inside the matrix
 
   __device__ static bool has_granule(int p) {
     return kGranules % kThreads == 0 || threadIdx.x + p * kThreads < kGranules;
@@ -112,15 +130,16 @@ struct TileLoader {
     x = CONTIG_K ? across : along * V;
   }
 
-  __device__ void start(const T* origin, int64_t stride_x, int64_t stride_k, int valid) {
+  __device__ void start(const T* tile_origin, int64_t stride_x, int64_t stride_k, int valid) {
     int k, x;
     granule_origin(0, k, x);
-    src = origin + x * stride_x + k * stride_k;
+    origin = tile_origin;
+    src = tile_origin + x * stride_x + k * stride_k;
     granule_step = kAcrossStep * (CONTIG_K ? stride_x : stride_k);
+    slice_step = BK * stride_k;
+    shared_offset = 4 * (k * kPitch + x);
     x_valid = valid;
   }
-
-  __device__ void next_slice(int64_t step) { src += step; }
 
   // Elements of granule p inside the matrix along x: 0 or 1 for a K-contiguous granule (one x),
   // 0..V for an X-contiguous one.
@@ -129,18 +148,60 @@ struct TileLoader {
     return x_valid - x >= along_x ? along_x : (x_valid > x ? x_valid - x : 0);
   }
 
-  // FULL_K: every K index of the slice is inside the matrix (all slices but a partial last one).
+  // Elements of granule p inside the matrix, which are its first ones along the contiguous
+  // dimension. FULL_K: every K index of the slice is inside (all slices but a partial last one).
+  template <bool FULL_K>
+  __device__ int elements_inside(int p, int k_valid) const {
+    int k, x;
+    granule_origin(p, k, x);
+    if constexpr (CONTIG_K) {
+      if (x_count(x) == 0) return 0;
+      const int along_k = FULL_K ? V : k_valid - k;
+      return along_k >= V ? V : (along_k > 0 ? along_k : 0);
+    } else {
+      return FULL_K || k < k_valid ? x_count(x) : 0;
+    }
+  }
+
+  // fp32: the next slice, global -> the stage at shared address `stage`, with no registers in
+  // between. Granules wholly or partly outside the matrix read only their inside elements and
+  // are zero-filled (cp.async's src-size); a slice wholly inside (every slice of an interior
+  // tile but a partial last one) needs no masks at all.
+  template <bool FULL_K>
+  __device__ void copy(uint32_t stage, int k_valid) {
+    const auto issue = [&](int p, const T* granule, int bytes) {
+      const uint32_t dst = stage + shared_offset + p * kSharedGranuleStep;
+      if constexpr (V == 4) {
+        cp_async_16(dst, granule, bytes);
+      } else {
+        cp_async_4(dst, granule, bytes);
+      }
+    };
+    if (FULL_K && x_valid == X) {
+#pragma unroll
+      for (int p = 0; p < kPerThread; ++p) {
+        if (has_granule(p)) issue(p, src + p * granule_step, V * 4);
+      }
+    } else {
+#pragma unroll
+      for (int p = 0; p < kPerThread; ++p) {
+        if (!has_granule(p)) continue;
+        const int bytes = elements_inside<FULL_K>(p, k_valid) * 4;
+        issue(p, bytes > 0 ? src + p * granule_step : origin, bytes);
+      }
+    }
+    src += slice_step;
+  }
+
+  // fp16/bf16, first half: the next slice, global -> registers, converted to float.
   template <bool FULL_K>
   __device__ void load(int k_valid) {
 #pragma unroll
     for (int p = 0; p < kPerThread; ++p) {
       if (!has_granule(p)) continue;
-      int k, x;
-      granule_origin(p, k, x);
       const T* granule = src + p * granule_step;
-      const int inside_x = x_count(x);
-      const bool k_inside = FULL_K || (CONTIG_K ? k + V <= k_valid : k < k_valid);
-      if (VECTOR && k_inside && inside_x == (CONTIG_K ? 1 : V)) {
+      const int inside = elements_inside<FULL_K>(p, k_valid);
+      if (VECTOR && inside == V) {
         const uint4 raw = *reinterpret_cast<const uint4*>(granule);
         const T* elements = reinterpret_cast<const T*>(&raw);
 #pragma unroll
@@ -148,16 +209,13 @@ struct TileLoader {
       } else {
         // Edges: element by element along the contiguous dimension (stride 1), zeros outside.
 #pragma unroll
-        for (int j = 0; j < V; ++j) {
-          const bool inside = CONTIG_K ? inside_x > 0 && (FULL_K || k + j < k_valid)
-                                       : j < inside_x && (FULL_K || k < k_valid);
-          values[p][j] = inside ? to_float(granule[j]) : 0.0f;
-        }
+        for (int j = 0; j < V; ++j) values[p][j] = j < inside ? to_float(granule[j]) : 0.0f;
       }
     }
+    src += slice_step;
   }
 
-  template <int kPitch>
+  // fp16/bf16, second half: registers -> the stage `smem`, as smem[k][x].
   __device__ void store(float* smem) const {
 #pragma unroll
     for (int p = 0; p < kPerThread; ++p) {
@@ -183,10 +241,16 @@ struct TileLoader {
 
 template <typename T, class S, bool A_CONTIG_K, bool B_CONTIG_K, bool VECTOR>
 __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm(GemmArgs args) {
-  __shared__ alignas(16) float smem_a[2][S::BK * S::kPitchA];  // [stage][k][m]
-  __shared__ alignas(16) float smem_b[2][S::BK * S::kPitchB];  // [stage][k][n]
-  TileLoader<T, S::BK, S::BM, S::kThreads, A_CONTIG_K, VECTOR> loader_a;
-  TileLoader<T, S::BK, S::BN, S::kThreads, B_CONTIG_K, VECTOR> loader_b;
+  // The ring: stage s holds A's slice [k][m], then B's [k][n].
+  extern __shared__ float4 warptile_smem[];
+  float* const smem = reinterpret_cast<float*>(warptile_smem);
+  const auto stage_a = [&](int s) { return smem + s * S::kStageFloats; };
+  const auto stage_b = [&](int s) { return smem + s * S::kStageFloats + S::BK * S::kPitchA; };
+  using LoaderA = TileLoader<T, S::BK, S::BM, S::kPitchA, S::kThreads, A_CONTIG_K, VECTOR>;
+  using LoaderB = TileLoader<T, S::BK, S::BN, S::kPitchB, S::kThreads, B_CONTIG_K, VECTOR>;
+  constexpr bool kAsync = LoaderA::kAsync;
+  LoaderA loader_a;
+  LoaderB loader_b;
 
   // Schedule: the program's tile, then this thread's place in it.
   const TileCoord tile = program_tile(args, S::BM, S::BN);
@@ -197,50 +261,67 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm
   const int rows_valid = valid_extent(args.m, row0, S::BM);
   const int cols_valid = valid_extent(args.n, col0, S::BN);
   const int64_t num_k_tiles = cdiv(args.k, S::BK);
-  const auto k_valid = [&](int64_t kt) { return valid_extent(args.k, kt * S::BK, S::BK); };
-
   const int64_t full_k_tiles = args.k / S::BK;  // slices that need no K mask
+  const int last_k_valid = valid_extent(args.k, (num_k_tiles - 1) * S::BK, S::BK);
+
+  // Fetching slice kt, the next one in order: fp32 starts its copy into `stage`; 16-bit loads it
+  // into registers, for store_staged after the multiply.
+  const auto fetch = [&](int64_t kt, int stage) {
+    const bool full_k = kt < full_k_tiles;
+    if constexpr (kAsync) {
+      const uint32_t a = shared_address(stage_a(stage)), b = shared_address(stage_b(stage));
+      if (full_k) {
+        loader_a.template copy<true>(a, S::BK);
+        loader_b.template copy<true>(b, S::BK);
+      } else {
+        loader_a.template copy<false>(a, last_k_valid);
+        loader_b.template copy<false>(b, last_k_valid);
+      }
+    } else if (full_k) {
+      loader_a.template load<true>(S::BK);
+      loader_b.template load<true>(S::BK);
+    } else {
+      loader_a.template load<false>(last_k_valid);
+      loader_b.template load<false>(last_k_valid);
+    }
+  };
+  const auto store_staged = [&](int stage) {
+    loader_a.store(stage_a(stage));
+    loader_b.store(stage_b(stage));
+  };
 
   for (int64_t batch = blockIdx.y; batch < args.batch_count; batch += gridDim.y) {
-    const int64_t a_step = S::BK * args.a.stride.col, b_step = S::BK * args.b.stride.row;
-    const auto load_slice = [&](int64_t kt) {
-      if (kt < full_k_tiles) {
-        loader_a.template load<true>(S::BK);
-        loader_b.template load<true>(S::BK);
-      } else {
-        loader_a.template load<false>(k_valid(kt));
-        loader_b.template load<false>(k_valid(kt));
-      }
-    };
-    const auto store_slice = [&](int stage) {
-      loader_a.template store<S::kPitchA>(smem_a[stage]);
-      loader_b.template store<S::kPitchB>(smem_b[stage]);
-    };
-
     float acc[S::WMITER * S::TM][S::WNITER * S::TN] = {};
-    if (num_k_tiles >
-        0) {  // (with K = 0, A and B may be null: not even their addresses are formed)
+    if (num_k_tiles > 0) {  // with K = 0, A and B may be null: not even addresses are formed
       // A slice: x = m (row stride), k = column stride; B slice: x = n (column), k = row.
       loader_a.start(static_cast<const T*>(args.a.data) + args.a.offset(batch, row0, 0),
                      args.a.stride.row, args.a.stride.col, rows_valid);
       loader_b.start(static_cast<const T*>(args.b.data) + args.b.offset(batch, 0, col0),
                      args.b.stride.col, args.b.stride.row, cols_valid);
-      load_slice(0);
-      store_slice(0);
     }
-    __syncthreads();
-
-    // Mainloop: multiply slice kt from shared memory while slice kt+1 is on its way.
-    for (int64_t kt = 0; kt < num_k_tiles; ++kt) {
-      const int stage = int(kt & 1);
-      const bool has_next = kt + 1 < num_k_tiles;
-      if (has_next) {
-        loader_a.next_slice(a_step);
-        loader_b.next_slice(b_step);
-        load_slice(kt + 1);
+    // Prologue: slices 0 .. num_stages-2 on their way, one cp.async group each.
+#pragma unroll
+    for (int s = 0; s < S::kStages - 1; ++s) {
+      if (s < num_k_tiles) {
+        fetch(s, s);
+        if constexpr (!kAsync) store_staged(s);
       }
-      const float* a_stage = smem_a[stage];
-      const float* b_stage = smem_b[stage];
+      if constexpr (kAsync) cp_async_commit();
+    }
+
+    // Mainloop: multiply slice kt while slices kt+1 .. kt+num_stages-1 are on their way.
+    int read_stage = 0, write_stage = S::kStages - 1;
+    for (int64_t kt = 0; kt < num_k_tiles; ++kt) {
+      // Slice kt has landed (the num_stages-2 younger groups may still fly), and every warp is
+      // done with slice kt-1, whose stage the next fetch overwrites.
+      if constexpr (kAsync) cp_async_wait<S::kStages - 2>();
+      __syncthreads();
+      const bool fetch_next = kt + S::kStages - 1 < num_k_tiles;
+      if (fetch_next) fetch(kt + S::kStages - 1, write_stage);
+      if constexpr (kAsync) cp_async_commit();
+
+      const float* a_stage = stage_a(read_stage);
+      const float* b_stage = stage_b(read_stage);
 #pragma unroll
       for (int kk = 0; kk < S::BK; ++kk) {
         float frag_a[S::WMITER * S::TM], frag_b[S::WNITER * S::TN];
@@ -263,9 +344,16 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm
 #pragma unroll
           for (int j = 0; j < S::WNITER * S::TN; ++j) acc[i][j] += frag_a[i] * frag_b[j];
       }
-      if (has_next) store_slice(stage ^ 1);
-      __syncthreads();  // the other buffer is complete, and this one free to overwrite
+      if constexpr (!kAsync) {
+        if (fetch_next) store_staged(write_stage);
+      }
+      write_stage = read_stage;
+      read_stage = read_stage + 1 == S::kStages ? 0 : read_stage + 1;
     }
+    // Every copy has landed and every warp has left the ring before the next batch entry refills
+    // it (the epilogue below does not use shared memory).
+    if constexpr (kAsync) cp_async_wait<0>();
+    __syncthreads();
 
     // Epilogue: each thread finishes its own outputs, masked at the edges.
 #pragma unroll
@@ -282,47 +370,49 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm
   }
 }
 
-// 16-byte loads need the base pointer, leading dimension and batch stride to be multiples of
-// 16 bytes (the in-tile offsets along the contiguous dimension are multiples of the vector).
 // Launches the instantiation for input type T and compiled shape S; the caller has matched the
-// config. Compiled once per input type, each in its own translation unit (warptile_<type>.cu),
-// so the build runs them in parallel.
+// config. The layouts and the vector/element choice pick one of eight kernels.
 template <class S, typename T>
-void launch_shape(const GemmArgs& args, bool vector, cudaStream_t stream) {
+Status launch_shape(const GemmArgs& args, bool vector, cudaStream_t stream) {
   const bool a_contig_k = args.a.stride.col == 1;  // row-major A
   const bool b_contig_k = args.b.stride.row == 1;  // column-major B
   const dim3 grid = program_grid(args, S::BM, S::BN);
-  // The four layout combinations x vector/scalar loads, chosen at run time.
+  Status status;
   auto go = [&](auto a_k, auto b_k, auto vec) {
-    warptile_gemm<T, S, decltype(a_k)::value, decltype(b_k)::value, decltype(vec)::value>
-        <<<grid, S::kThreads, 0, stream>>>(args);
+    auto* kernel =
+        warptile_gemm<T, S, decltype(a_k)::value, decltype(b_k)::value, decltype(vec)::value>;
+    // More than 48 KB of dynamic shared memory must be asked for, per kernel.
+    status = cuda_status(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSharedBytes),
+        "warptile_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+    if (!status.ok()) return;
+    kernel<<<grid, S::kThreads, S::kSharedBytes, stream>>>(args);
+    status = check_launch("warptile_gemm");
   };
   using Yes = std::true_type;
   using No = std::false_type;
   auto with_vector = [&](auto a_k, auto b_k) { vector ? go(a_k, b_k, Yes{}) : go(a_k, b_k, No{}); };
   auto with_b = [&](auto a_k) { b_contig_k ? with_vector(a_k, Yes{}) : with_vector(a_k, No{}); };
   a_contig_k ? with_b(Yes{}) : with_b(No{});
+  return status;
 }
 
-// Every compiled shape for input type T: launches the one equal to `config`; false if none is.
+// Every compiled shape for input type T: launches the one equal to `config`. Compiled once per
+// input type, each in its own translation unit (warptile_<type>.cu), so the build runs them in
+// parallel.
 template <typename T>
-bool launch_for_type(const GemmArgs& args, const KernelConfig& config, bool vector,
-                     cudaStream_t stream) {
-  return std::apply(
-      [&](auto... shapes) {
-        return ((same_instantiation(decltype(shapes)::config(), config)
-                     ? (launch_shape<decltype(shapes), T>(args, vector, stream), true)
-                     : false) ||
-                ...);
-      },
-      Shapes{});
+Status launch_for_type(const GemmArgs& args, const KernelConfig& config, bool vector,
+                       cudaStream_t stream) {
+  return launch_compiled_shape<Shapes>("warptile", config, [&](auto shape) {
+    return launch_shape<decltype(shape), T>(args, vector, stream);
+  });
 }
 
-extern template bool launch_for_type<float>(const GemmArgs&, const KernelConfig&, bool,
-                                            cudaStream_t);
-extern template bool launch_for_type<__half>(const GemmArgs&, const KernelConfig&, bool,
-                                             cudaStream_t);
-extern template bool launch_for_type<__nv_bfloat16>(const GemmArgs&, const KernelConfig&, bool,
-                                                    cudaStream_t);
+extern template Status launch_for_type<float>(const GemmArgs&, const KernelConfig&, bool,
+                                              cudaStream_t);
+extern template Status launch_for_type<__half>(const GemmArgs&, const KernelConfig&, bool,
+                                               cudaStream_t);
+extern template Status launch_for_type<__nv_bfloat16>(const GemmArgs&, const KernelConfig&, bool,
+                                                      cudaStream_t);
 
 }  // namespace tilegemm::simt::warptile

@@ -2,6 +2,6 @@
 #include "kernels/simt/warptile.cuh"
 
 namespace tilegemm::simt::warptile {
-template bool launch_for_type<__nv_bfloat16>(const GemmArgs&, const KernelConfig&, bool,
-                                             cudaStream_t);
+template Status launch_for_type<__nv_bfloat16>(const GemmArgs&, const KernelConfig&, bool,
+                                               cudaStream_t);
 }  // namespace tilegemm::simt::warptile

@@ -2,5 +2,5 @@
 #include "kernels/simt/warptile.cuh"
 
 namespace tilegemm::simt::warptile {
-template bool launch_for_type<float>(const GemmArgs&, const KernelConfig&, bool, cudaStream_t);
+template Status launch_for_type<float>(const GemmArgs&, const KernelConfig&, bool, cudaStream_t);
 }  // namespace tilegemm::simt::warptile

@@ -1,6 +1,6 @@
-// The Ampere-class instructions the sm80 kernel uses, one small inline-PTX function each.
-// PTX ISA references: cp.async (9.7.9.25), ldmatrix (9.7.14.5.15), mma.sync m16n8k16 / m16n8k8
-// (9.7.14.5), cvt.rna.tf32.f32 (9.7.9.21).
+// The Ampere-class instructions the sm80 kernel uses, one small inline-PTX function each
+// (cp.async, shared with warptile, is in kernels/cp_async.cuh). PTX ISA references: ldmatrix
+// (9.7.14.5.15), mma.sync m16n8k16 / m16n8k8 (9.7.14.5), cvt.rna.tf32.f32 (9.7.9.21).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -8,24 +8,9 @@
 
 #include <cstdint>
 
+#include "kernels/cp_async.cuh"
+
 namespace tilegemm::sm80 {
-
-// Copies 16 bytes global -> shared without passing through registers. Only the first `src_bytes`
-// (0..16) are read; the rest of the 16 are zero-filled, which is how masked edges cost nothing.
-// .cg: cache in L2 only -- each element is read once per program, L1 would only add pollution.
-__device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-               "r"(src_bytes));
-}
-
-// Closes the group of cp.async issued since the last commit.
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-
-// Waits until at most `kPending` committed groups are still in flight.
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-}
 
 // Four 8x8 matrices of 16-bit elements; lanes 8i..8i+7 give the row addresses of matrix i.
 // Lane l receives, of each matrix, row l/4, elements 2(l%4) and 2(l%4)+1 -- the mma fragment
