@@ -1,5 +1,6 @@
 // cp.async (PTX ISA 9.7.9.25): global -> shared copies that do not pass through registers,
-// completed in commit groups. Used by the sm80 kernel and by warptile's fp32 path.
+// completed in commit groups or on mbarriers. Used by the sm80 kernel and by warptile's fp32
+// path.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,48 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 template <int kPending>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+// ---- mbarriers fed by cp.async (PTX ISA 9.7.13.15), for pipelines without __syncthreads ----
+
+__device__ __forceinline__ void mbarrier_init(uint64_t* barrier, int arrivals) {
+  asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(
+                   static_cast<uint32_t>(__cvta_generic_to_shared(barrier))),
+               "r"(arrivals)
+               : "memory");
+}
+
+// Counts as this thread's arrival once every cp.async it issued before has landed (.noinc: the
+// arrival is one of those the barrier was initialised to expect).
+__device__ __forceinline__ void cp_async_arrive(uint64_t* barrier) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(
+                   static_cast<uint32_t>(__cvta_generic_to_shared(barrier)))
+               : "memory");
+}
+
+__device__ __forceinline__ void mbarrier_arrive(uint64_t* barrier) {
+  uint64_t state;
+  asm volatile("mbarrier.arrive.shared.b64 %0, [%1];\n"
+               : "=l"(state)
+               : "r"(static_cast<uint32_t>(__cvta_generic_to_shared(barrier)))
+               : "memory");
+  (void)state;  // the phase token; the waits here go by parity
+}
+
+// Waits until the phase of parity `parity` has completed. A fresh barrier counts as having
+// completed the phase before its first (parity 1), so a first wait on parity 1 passes.
+__device__ __forceinline__ void mbarrier_wait(uint64_t* barrier, uint32_t parity) {
+  const uint32_t address = static_cast<uint32_t>(__cvta_generic_to_shared(barrier));
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n .reg .pred complete;\n"
+        " mbarrier.test_wait.parity.shared.b64 complete, [%1], %2;\n"
+        " selp.u32 %0, 1, 0, complete;\n}\n"
+        : "=r"(done)
+        : "r"(address), "r"(parity)
+        : "memory");
+  } while (!done);
 }
 
 }  // namespace tilegemm

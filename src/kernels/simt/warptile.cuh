@@ -12,10 +12,12 @@
 // whatever the operands' layouts, so the fragment loads never change. How a slice gets there
 // depends on the input type:
 //   fp32       cp.async, global -> shared with no registers in between, zero-filled outside the
-//              matrix; num_stages - 1 slices are in flight while one is multiplied.
+//              matrix; up to num_stages - 1 slices are in flight while one is multiplied. Each
+//              stage has a `full` and an `empty` mbarrier, so warps wait for data and for free
+//              stages, not for each other.
 //   fp16/bf16  converted to float on the way, so through registers: the slice num_stages - 1
-//              ahead is loaded before the multiply and stored after it.
-// Either way one __syncthreads per slice suffices. Global accesses are 16 bytes wide along each
+//              ahead is loaded before the multiply and stored after it; one __syncthreads per
+//              slice. Global accesses are 16 bytes wide along each
 // operand's contiguous dimension when pointer, leading dimension and batch stride allow, single
 // elements otherwise (and for fp32 operands that the [k][x] layout transposes: cp.async cannot
 // split a vector).
@@ -290,6 +292,23 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm
     loader_b.store(stage_b(stage));
   };
 
+  // fp32: each stage of the ring has two barriers. `full` completes when every thread's copies of
+  // the slice in it have landed (cp.async arrives for the thread); `empty` when every thread has
+  // multiplied it. Warps wait only for the stage they need, so a warp can run up to
+  // num_stages - 2 slices ahead of the slowest instead of meeting all the others every slice.
+  __shared__ uint64_t stage_full[S::kStages], stage_empty[S::kStages];
+  int read_stage = 0, write_stage = 0;       // the next slice to multiply / to copy
+  uint32_t read_phase = 0, write_phase = 0;  // flip at each pass over the ring
+  if constexpr (kAsync) {
+    if (threadIdx.x == 0) {
+      for (int s = 0; s < S::kStages; ++s) {
+        mbarrier_init(&stage_full[s], S::kThreads);
+        mbarrier_init(&stage_empty[s], S::kThreads);
+      }
+    }
+    __syncthreads();
+  }
+
   for (int64_t batch = blockIdx.y; batch < args.batch_count; batch += gridDim.y) {
     float acc[S::WMITER * S::TM][S::WNITER * S::TN] = {};
     if (num_k_tiles > 0) {  // with K = 0, A and B may be null: not even addresses are formed
@@ -299,29 +318,12 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm
       loader_b.start(static_cast<const T*>(args.b.data) + args.b.offset(batch, 0, col0),
                      args.b.stride.col, args.b.stride.row, cols_valid);
     }
-    // Prologue: slices 0 .. num_stages-2 on their way, one cp.async group each.
-#pragma unroll
-    for (int s = 0; s < S::kStages - 1; ++s) {
-      if (s < num_k_tiles) {
-        fetch(s, s);
-        if constexpr (!kAsync) store_staged(s);
-      }
-      if constexpr (kAsync) cp_async_commit();
-    }
 
-    // Mainloop: multiply slice kt while slices kt+1 .. kt+num_stages-1 are on their way.
-    int read_stage = 0, write_stage = S::kStages - 1;
-    for (int64_t kt = 0; kt < num_k_tiles; ++kt) {
-      // Slice kt has landed (the num_stages-2 younger groups may still fly), and every warp is
-      // done with slice kt-1, whose stage the next fetch overwrites.
-      if constexpr (kAsync) cp_async_wait<S::kStages - 2>();
-      __syncthreads();
-      const bool fetch_next = kt + S::kStages - 1 < num_k_tiles;
-      if (fetch_next) fetch(kt + S::kStages - 1, write_stage);
-      if constexpr (kAsync) cp_async_commit();
-
-      const float* a_stage = stage_a(read_stage);
-      const float* b_stage = stage_b(read_stage);
+    // One slice from a stage: per k, the lane's fragments from shared memory, then its outer
+    // product.
+    const auto multiply = [&](int stage) {
+      const float* a_stage = stage_a(stage);
+      const float* b_stage = stage_b(stage);
 #pragma unroll
       for (int kk = 0; kk < S::BK; ++kk) {
         float frag_a[S::WMITER * S::TM], frag_b[S::WNITER * S::TN];
@@ -344,16 +346,51 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm
 #pragma unroll
           for (int j = 0; j < S::WNITER * S::TN; ++j) acc[i][j] += frag_a[i] * frag_b[j];
       }
-      if constexpr (!kAsync) {
-        if (fetch_next) store_staged(write_stage);
+    };
+
+    if constexpr (kAsync) {
+      // Copy slice kt into the next stage once every thread has multiplied what it held.
+      const auto issue = [&](int64_t kt) {
+        mbarrier_wait(&stage_empty[write_stage], write_phase ^ 1);
+        fetch(kt, write_stage);
+        cp_async_arrive(&stage_full[write_stage]);
+        if (++write_stage == S::kStages) write_stage = 0, write_phase ^= 1;
+      };
+      // Prologue: slices 0 .. num_stages-2 on their way.
+      for (int64_t kt = 0; kt < S::kStages - 1 && kt < num_k_tiles; ++kt) issue(kt);
+      // Mainloop: multiply slice kt, free its stage, then start the copy of slice
+      // kt + num_stages - 1 into the stage slice kt - 1 used (free once the slowest warp is past
+      // it, which leaves a fast warp one slice of slack before it waits).
+      for (int64_t kt = 0; kt < num_k_tiles; ++kt) {
+        mbarrier_wait(&stage_full[read_stage], read_phase);
+        multiply(read_stage);
+        mbarrier_arrive(&stage_empty[read_stage]);
+        if (++read_stage == S::kStages) read_stage = 0, read_phase ^= 1;
+        if (kt + S::kStages - 1 < num_k_tiles) issue(kt + S::kStages - 1);
       }
-      write_stage = read_stage;
-      read_stage = read_stage + 1 == S::kStages ? 0 : read_stage + 1;
+    } else {
+      // 16-bit inputs: the slice num_stages - 1 ahead goes through registers, and one
+      // __syncthreads per slice both publishes a stage and frees one.
+      for (int s = 0; s < S::kStages - 1 && s < num_k_tiles; ++s) {
+        fetch(s, s);
+        store_staged(s);
+      }
+      read_stage = 0, write_stage = S::kStages - 1;
+      for (int64_t kt = 0; kt < num_k_tiles; ++kt) {
+        // Slice kt is in shared memory, and every warp is done with slice kt-1, whose stage
+        // the next slice's store overwrites.
+        __syncthreads();
+        const bool fetch_next = kt + S::kStages - 1 < num_k_tiles;
+        if (fetch_next) fetch(kt + S::kStages - 1, write_stage);
+        multiply(read_stage);
+        if (fetch_next) store_staged(write_stage);
+        write_stage = read_stage;
+        read_stage = read_stage + 1 == S::kStages ? 0 : read_stage + 1;
+      }
+      // Every warp has left the ring before the next batch entry refills it (the epilogue
+      // below does not use shared memory).
+      __syncthreads();
     }
-    // Every copy has landed and every warp has left the ring before the next batch entry refills
-    // it (the epilogue below does not use shared memory).
-    if constexpr (kAsync) cp_async_wait<0>();
-    __syncthreads();
 
     // Epilogue: each thread finishes its own outputs, masked at the edges.
 #pragma unroll
