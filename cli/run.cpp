@@ -177,7 +177,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--backend", o.backend, "auto, gpu or cpu")->capture_default_str();
   cmd->add_option("--kernel", o.kernel, "GPU kernel (see `tilegemm info`) or auto")
       ->capture_default_str();
-  cmd->add_option("--config", o.config, "kernel config, e.g. 128x128x16/g8/s2/w8/wt64x32");
+  cmd->add_option("--config", o.config, "kernel config, e.g. 128x128x16/g8/s3/w8/wt64x32");
   cmd->add_option("--autotune", o.autotune,
                   "off, on-miss or always (default: $TILEGEMM_AUTOTUNE, else off)");
   cmd->add_flag("--check", o.check, "compare with the float64 reference; exit 1 on failure");
