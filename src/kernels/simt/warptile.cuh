@@ -12,15 +12,15 @@
 // whatever the operands' layouts, so the fragment loads never change. How a slice gets there
 // depends on the input type:
 //   fp32       cp.async, global -> shared with no registers in between, zero-filled outside the
-//              matrix; up to num_stages - 1 slices are in flight while one is multiplied. Each
+//              matrix; the next num_stages - 2 slices are in flight while one is multiplied. Each
 //              stage has a `full` and an `empty` mbarrier, so warps wait for data and for free
 //              stages, not for each other.
 //   fp16/bf16  converted to float on the way, so through registers: the slice num_stages - 1
 //              ahead is loaded before the multiply and stored after it; one __syncthreads per
-//              slice. Global accesses are 16 bytes wide along each
-// operand's contiguous dimension when pointer, leading dimension and batch stride allow, single
-// elements otherwise (and for fp32 operands that the [k][x] layout transposes: cp.async cannot
-// split a vector).
+//              slice.
+// Global accesses are 16 bytes wide along each operand's contiguous dimension when pointer,
+// leading dimension and batch stride allow, single elements otherwise (and for fp32 operands
+// that the [k][x] layout transposes: cp.async cannot split a vector).
 #pragma once
 
 #include <tuple>
@@ -76,8 +76,8 @@ struct WarptileShape {
 };
 
 // Compiled shapes, largest first (the heuristic takes the first that fills the GPU). Chosen by
-// sweeps on the H100 (docs/perf-notes.md, warptile v5): BK 8 or 32, and 4 or 5 stages, were
-// slower.
+// sweeps on the H100 (docs/perf-notes.md, warptile v5): BK 8 or 32 were slower, 4 or 5 stages
+// no faster.
 using Shapes = std::tuple<WarptileShape<128, 128, 16, 64, 32, 3>,  // 8 warps, 8x8 per thread
                           WarptileShape<64, 64, 16, 32, 32, 3>>;   // small and skinny problems
 

@@ -20,9 +20,11 @@
 //              epilogue of one tile overlaps the loads of the next.
 //   mainloop   per stage, each consumer issues 4 x (WM/64) wgmma m64nBNk16, commits them, and
 //              waits until only this stage's group is in flight, then frees the previous stage.
-//   epilogue   accumulators -> alpha, beta*C, bias, activation, conversion -> D, straight from
-//              registers (pairs of columns in one store when D is row-major), masked at edges;
-//              an unrolled form for plain alpha*AB, a rolled one for the rest (code size).
+//   epilogue   D = alpha*AB in fp16/bf16, row-major, that a tensor map can describe: through
+//              shared memory, 64x64 chunks that TMA stores while the consumer moves on. Anything
+//              else: alpha, beta*C, bias, activation, conversion -> D straight from registers
+//              (pairs of columns in one store when D is row-major), masked at edges; an unrolled
+//              form for plain alpha*AB, a rolled one for the rest (code size).
 // Edges cost nothing in the mainloop: TMA fills whatever lies outside the matrix with zeros.
 #pragma once
 
@@ -382,7 +384,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         }
       }
     }
-    // The last stores must have read their chunks before the CTA's shared memory goes away.
+    // The consumer's TMA stores must be complete before the CTA (and its shared memory) ends.
     if (tma_store && threadIdx.x % 128 == 0) {
       cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
     }
