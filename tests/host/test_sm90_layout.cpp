@@ -1,11 +1,13 @@
-// The sm90 kernel's index math on the host: the persistent tile walk, and the wgmma descriptors
-// against a model of where TMA's 128-byte swizzle puts each element.
+// The sm90 kernel's host-side parts: the persistent tile walk, the wgmma descriptors and the
+// epilogue's store chunks against a model of where TMA's 128-byte swizzle puts each element, and
+// which problems the TMA-store epilogue takes.
 #include <gtest/gtest.h>
 
 #include <random>
 #include <set>
 
 #include "kernels/sm90/smem_layout.hpp"
+#include "kernels/sm90/tensor_map.hpp"
 #include "schedule/tile_order.hpp"
 
 namespace tilegemm::sm90 {
@@ -89,6 +91,48 @@ TEST(Sm90Layout, StoreChunksAreTheLayoutTmaStoresRead) {
       banks.insert(store_chunk_offset(lane / 4, 8 * block + 2 * (lane % 4)) / 4 % 32);
     EXPECT_EQ(banks.size(), 32u) << "column block " << block;
   }
+}
+
+// D = alpha * AB in bf16, row-major, M x N with leading dimension ld, at a 16-byte aligned
+// address (never dereferenced: the route is decided from the description alone).
+GemmArgs plain_bf16_d(int64_t m, int64_t n, int64_t ld) {
+  GemmArgs args;
+  args.m = m, args.n = n, args.k = 64;
+  args.epilogue.alpha = 0.5f;
+  args.epilogue.d = {reinterpret_cast<void*>(uintptr_t{1} << 20), DType::bf16, {ld, 1}, 0};
+  return args;
+}
+
+TEST(Sm90Epilogue, TmaStoresTakeAlphaTimesAbIntoAnAlignedSixteenBitRowMajorD) {
+  EXPECT_TRUE(tma_storable(plain_bf16_d(200, 136, 136)));
+  EXPECT_TRUE(tma_storable(plain_bf16_d(130, 70, 72)));  // odd edges, aligned rows: TMA clips
+  GemmArgs fp16 = plain_bf16_d(64, 64, 64);
+  fp16.epilogue.d.dtype = DType::fp16;
+  EXPECT_TRUE(tma_storable(fp16));
+  GemmArgs batched = plain_bf16_d(64, 64, 64);
+  batched.batch_count = 3;
+  batched.epilogue.d.batch_stride = 64 * 64;
+  EXPECT_TRUE(tma_storable(batched));
+
+  // Everything else goes from registers.
+  const auto refused = [](auto change) {
+    GemmArgs args = plain_bf16_d(200, 136, 136);
+    change(args);
+    return !tma_storable(args);
+  };
+  EXPECT_TRUE(refused([](GemmArgs& a) { a.epilogue.beta = 1.0f; }));
+  EXPECT_TRUE(refused([](GemmArgs& a) { a.epilogue.bias = a.epilogue.d.data; }));
+  EXPECT_TRUE(refused([](GemmArgs& a) { a.epilogue.activation = Activation::relu; }));
+  EXPECT_TRUE(refused([](GemmArgs& a) { a.epilogue.d.dtype = DType::fp32; }));
+  EXPECT_TRUE(refused([](GemmArgs& a) { a.epilogue.d.stride = {1, 200}; }));  // column-major
+  EXPECT_TRUE(refused([](GemmArgs& a) { a.epilogue.d.stride.row = 140; }));   // 280-byte rows
+  EXPECT_TRUE(refused([](GemmArgs& a) {
+    a.epilogue.d.data = static_cast<char*>(a.epilogue.d.data) + 4;  // 4-byte aligned only
+  }));
+  EXPECT_TRUE(refused([](GemmArgs& a) {  // batch entries that overlap
+    a.batch_count = 2;
+    a.epilogue.d.batch_stride = 136 * 100;
+  }));
 }
 
 TEST(Sm90Layout, SharedBytesFitTheH100) {
