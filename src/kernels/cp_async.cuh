@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "kernels/kernel_common.cuh"  // shared_address
+
 namespace tilegemm {
 
 // Copies 16 bytes global -> shared. Only the first `src_bytes` (0..16) are read; the rest of the
@@ -35,33 +37,31 @@ __device__ __forceinline__ void cp_async_wait() {
 // ---- mbarriers fed by cp.async (PTX ISA 9.7.13.15), for pipelines without __syncthreads ----
 
 __device__ __forceinline__ void mbarrier_init(uint64_t* barrier, int arrivals) {
-  asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(
-                   static_cast<uint32_t>(__cvta_generic_to_shared(barrier))),
-               "r"(arrivals)
+  asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(shared_address(barrier)), "r"(arrivals)
                : "memory");
 }
 
 // Counts as this thread's arrival once every cp.async it issued before has landed (.noinc: the
 // arrival is one of those the barrier was initialised to expect).
 __device__ __forceinline__ void cp_async_arrive(uint64_t* barrier) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(
-                   static_cast<uint32_t>(__cvta_generic_to_shared(barrier)))
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(shared_address(barrier))
                : "memory");
 }
 
-__device__ __forceinline__ void mbarrier_arrive(uint64_t* barrier) {
-  uint64_t state;
+// Returns the barrier's phase token, which callers that wait by parity ignore.
+__device__ __forceinline__ uint64_t mbarrier_arrive(uint64_t* barrier) {
+  uint64_t token;
   asm volatile("mbarrier.arrive.shared.b64 %0, [%1];\n"
-               : "=l"(state)
-               : "r"(static_cast<uint32_t>(__cvta_generic_to_shared(barrier)))
+               : "=l"(token)
+               : "r"(shared_address(barrier))
                : "memory");
-  (void)state;  // the phase token; the waits here go by parity
+  return token;
 }
 
 // Waits until the phase of parity `parity` has completed. A fresh barrier counts as having
 // completed the phase before its first (parity 1), so a first wait on parity 1 passes.
 __device__ __forceinline__ void mbarrier_wait(uint64_t* barrier, uint32_t parity) {
-  const uint32_t address = static_cast<uint32_t>(__cvta_generic_to_shared(barrier));
+  const uint32_t address = shared_address(barrier);
   uint32_t done = 0;
   do {
     asm volatile(

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "problem/matrix_view.hpp"
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm {
@@ -13,6 +14,14 @@ inline bool vector_aligned(const void* data, int64_t ld, int64_t batch_stride, i
   const int64_t per_vector = 16 / element_size;
   return reinterpret_cast<uintptr_t>(data) % 16 == 0 && ld % per_vector == 0 &&
          batch_stride % per_vector == 0;
+}
+
+// The same for a matrix view: its rows (row-major) or columns (column-major) can be read in
+// 16-byte vectors (the in-tile offsets along the contiguous dimension are multiples of the
+// vector).
+inline bool vector_aligned(const MatrixView& v, int element_size) {
+  const int64_t ld = v.stride.row == 1 ? v.stride.col : v.stride.row;
+  return vector_aligned(v.data, ld, v.batch_stride, element_size);
 }
 
 }  // namespace tilegemm

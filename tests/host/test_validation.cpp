@@ -225,6 +225,11 @@ TEST(Alignment, VectorLoadsNeedPointerLeadingDimAndBatchStrideOn16Bytes) {
   EXPECT_TRUE(vector_aligned(buffer, 8, 0, 2));       // 8 halves = 16 bytes
   EXPECT_FALSE(vector_aligned(buffer, 12, 0, 2));     // 12 halves = 24 bytes
   EXPECT_FALSE(vector_aligned(buffer, 8, 30, 4));     // batch entries 120 bytes apart
+  // A view's leading dimension is its row stride (row-major) or column stride (column-major).
+  EXPECT_TRUE(vector_aligned(MatrixView{buffer, DType::fp32, {8, 1}, 0}, 4));
+  EXPECT_TRUE(vector_aligned(MatrixView{buffer, DType::fp32, {1, 8}, 0}, 4));
+  EXPECT_FALSE(vector_aligned(MatrixView{buffer, DType::fp32, {6, 1}, 0}, 4));
+  EXPECT_FALSE(vector_aligned(MatrixView{buffer, DType::fp32, {1, 6}, 0}, 4));
 }
 
 }  // namespace

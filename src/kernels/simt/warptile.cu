@@ -7,18 +7,12 @@
 namespace tilegemm::simt::warptile {
 namespace {
 
-// 16-byte loads need the base pointer, leading dimension and batch stride to be multiples of
-// 16 bytes (the in-tile offsets along the contiguous dimension are multiples of the vector).
-bool operand_vector_aligned(const MatrixView& v, int element_size) {
-  const int64_t ld = v.stride.row == 1 ? v.stride.col : v.stride.row;
-  return vector_aligned(v.data, ld, v.batch_stride, element_size);
-}
-
 Status launch(const GemmArgs& args, const KernelConfig& config, void* stream) {
   return dispatch_input_type(args.a.dtype, [&](auto t) -> Status {
     using T = decltype(t);
-    const bool vector =
-        operand_vector_aligned(args.a, sizeof(T)) && operand_vector_aligned(args.b, sizeof(T));
+    // 16-byte loads need the base pointer, leading dimension and batch stride to be multiples of
+    // 16 bytes.
+    const bool vector = vector_aligned(args.a, sizeof(T)) && vector_aligned(args.b, sizeof(T));
     return launch_for_type<T>(args, config, vector, static_cast<cudaStream_t>(stream));
   });
 }

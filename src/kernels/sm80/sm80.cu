@@ -7,18 +7,13 @@
 namespace tilegemm::sm80 {
 namespace {
 
-// cp.async moves 16 bytes from 16-byte aligned addresses: base pointer, leading dimension and
-// batch stride must all be multiples of 16 bytes (tile offsets along the contiguous dimension
-// are multiples of 8 elements).
-bool rows_aligned(const MatrixView& v, int element_size) {
-  const int64_t ld = v.stride.row == 1 ? v.stride.col : v.stride.row;
-  return vector_aligned(v.data, ld, v.batch_stride, element_size);
-}
-
 Status launch(const GemmArgs& args, const KernelConfig& config, void* stream) {
   const int element_size = dtype_size(args.a.dtype);
-  const Sm80Flags flags{rows_aligned(args.a, element_size) && rows_aligned(args.b, element_size),
-                        rows_aligned(args.epilogue.d, dtype_size(args.epilogue.d.dtype))};
+  // cp.async moves 16 bytes from 16-byte aligned addresses: base pointer, leading dimension and
+  // batch stride must all be multiples of 16 bytes.
+  const Sm80Flags flags{
+      vector_aligned(args.a, element_size) && vector_aligned(args.b, element_size),
+      vector_aligned(args.epilogue.d, dtype_size(args.epilogue.d.dtype))};
   const auto s = static_cast<cudaStream_t>(stream);
   const auto go = [&](auto t) {
     using T = decltype(t);
