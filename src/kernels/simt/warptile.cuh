@@ -30,6 +30,7 @@
 #include "kernels/cuda_check.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "kernels/simt/simt_common.cuh"
+#include "kernels/simt/slice_layout.hpp"
 
 namespace tilegemm::simt::warptile {
 
@@ -88,12 +89,10 @@ using Shapes = std::tuple<WarptileShape<128, 128, 16, 64, 32, 3>,  // 8 warps, 8
 //   fp32 (kAsync)  copy(): cp.async straight into a stage.
 //   fp16/bf16      load(): global -> registers (masked, converted to float), one slice ahead;
 //                  store(): registers -> a stage, after the current slice's multiply.
-// A "granule" is what one thread moves at once along the contiguous dimension: a 16-byte vector
-// (VECTOR) or one element. A thread's granules are kThreads apart in the slice's granule order,
-// i.e. a fixed number of rows (or columns) apart: the thread keeps one address, of its first
-// granule, and reaches the others by a constant offset. The address steps by one slice per
-// fetch (next_slice), so the K loop does almost no index arithmetic and, but for a partial last
-// slice, no K masking.
+// A "granule" is a 16-byte vector (VECTOR) or one element; which ones a thread moves, a fixed
+// number of rows apart, is slice_layout.hpp's. The thread keeps the address of its first granule
+// and steps it by one slice per fetch, so the K loop does almost no index arithmetic and, but
+// for a partial last slice, no K masking.
 template <typename T, int BK, int X, int kPitch, int kThreads, bool CONTIG_K, bool VECTOR>
 struct TileLoader {
   static constexpr bool kAsync = std::is_same_v<T, float>;
@@ -124,12 +123,11 @@ struct TileLoader {
     return kGranules % kThreads == 0 || threadIdx.x + p * kThreads < kGranules;
   }
 
-  // Consecutive threads take consecutive granules along the contiguous dimension: coalesced.
+  // Where granule p of this thread starts (slice_layout.hpp).
   __device__ static void granule_origin(int p, int& k, int& x) {
-    const int along = threadIdx.x % kGranulesAlong;
-    const int across = threadIdx.x / kGranulesAlong + p * kAcrossStep;
-    k = CONTIG_K ? along * V : across;
-    x = CONTIG_K ? across : along * V;
+    const SliceCoord at = slice_granule(threadIdx.x, p, kGranulesAlong, kThreads, CONTIG_K, V);
+    k = at.k;
+    x = at.x;
   }
 
   __device__ void start(const T* tile_origin, int64_t stride_x, int64_t stride_k, int valid) {
