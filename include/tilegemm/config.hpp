@@ -2,9 +2,11 @@
 //
 //   BLOCK_SIZE_M x BLOCK_SIZE_N x BLOCK_SIZE_K, GROUP_SIZE_M, num_stages, num_warps
 //
-// plus the per-kernel extras (the warp tile of the warptiling kernel). Written and read as
+// plus the per-kernel extras: the warp tile of the warptiling kernels, and the thread-block
+// cluster of the Hopper kernel (programs that share an operand tile through TMA multicast).
+// Written and read as
 //
-//   128x128x16/g8/s2/w8            or, with a warp tile,   128x128x16/g8/s2/w8/wt64x32
+//   128x128x16/g8/s2/w8    128x128x16/g8/s2/w8/wt64x32    128x256x64/g8/s4/w12/wt64x256/c2
 #pragma once
 
 #include <optional>
@@ -22,6 +24,7 @@ struct KernelConfig {
   int num_warps = 4;
   int warp_m = 0;  // warp tile (0 = the kernel has none)
   int warp_n = 0;
+  int cluster_m = 1;  // programs per cluster, along M (1 = no cluster); written /cN when > 1
 
   friend bool operator==(const KernelConfig&, const KernelConfig&) = default;
 };
@@ -33,8 +36,9 @@ std::string to_string(const KernelConfig& config);
 std::optional<KernelConfig> parse_kernel_config(std::string_view text,
                                                 std::string* error = nullptr);
 
-// Same tile shape, warps and warp tile: the values a kernel must be compiled for. GROUP_SIZE_M is a
-// run-time value of every kernel, so two configs that differ only there share an instantiation.
+// Same tile shape, warps, warp tile and cluster: the values a kernel must be compiled for.
+// GROUP_SIZE_M is a run-time value of every kernel, so two configs that differ only there share an
+// instantiation.
 bool same_instantiation(const KernelConfig& x, const KernelConfig& y);
 
 }  // namespace tilegemm

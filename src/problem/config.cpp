@@ -13,6 +13,7 @@ std::string to_string(const KernelConfig& c) {
   if (c.warp_m > 0 || c.warp_n > 0) {
     s += "/wt" + std::to_string(c.warp_m) + "x" + std::to_string(c.warp_n);
   }
+  if (c.cluster_m > 1) s += "/c" + std::to_string(c.cluster_m);
   return s;
 }
 
@@ -55,7 +56,8 @@ std::optional<KernelConfig> parse_kernel_config(std::string_view text, std::stri
   auto fail = [&](const std::string& why) -> std::optional<KernelConfig> {
     if (error) {
       *error = "config '" + std::string(text) + "': " + why +
-               " (expected e.g. 128x128x16/g8/s2/w8 or 128x128x16/g8/s2/w8/wt64x32)";
+               " (expected e.g. 128x128x16/g8/s2/w8, 128x128x16/g8/s2/w8/wt64x32 or "
+               "128x256x64/g8/s4/w12/wt64x256/c2)";
     }
     return std::nullopt;
   };
@@ -88,6 +90,9 @@ std::optional<KernelConfig> parse_kernel_config(std::string_view text, std::stri
       case 'w':
         c.num_warps = *v;
         break;
+      case 'c':
+        c.cluster_m = *v;
+        break;
       default:
         return fail("unknown field '" + std::string(p) + "'");
     }
@@ -98,7 +103,7 @@ std::optional<KernelConfig> parse_kernel_config(std::string_view text, std::stri
 bool same_instantiation(const KernelConfig& x, const KernelConfig& y) {
   return x.block_m == y.block_m && x.block_n == y.block_n && x.block_k == y.block_k &&
          x.num_stages == y.num_stages && x.num_warps == y.num_warps && x.warp_m == y.warp_m &&
-         x.warp_n == y.warp_n;
+         x.warp_n == y.warp_n && x.cluster_m == y.cluster_m;
 }
 
 }  // namespace tilegemm

@@ -93,6 +93,30 @@ TILEGEMM_HOST_DEVICE constexpr BatchedTile persistent_tile(int64_t index, int64_
           grouped_tile_order(index % per_batch, m, n, block_m, block_n, group_size_m)};
 }
 
+// A persistent grid of clusters of `cluster_m` programs that share B's tile (TMA multicast):
+// cluster item `index` is a tile cluster_m * block_m rows tall, taken in the persistent grouped
+// order above (GROUP_SIZE_M counted in block_m rows, so a group covers the same rows), and the
+// cluster's program `rank` takes its block_m-row part `rank`, top first. Program c * cluster_m
+// + r of a grid of G clusters takes items c, c + G, ... With cluster_m = 1 this is
+// persistent_tile. When the tile rows do not divide evenly, the last cluster row has programs
+// below the matrix (pid_m >= cdiv(m, block_m)): they still load their part of B for the others,
+// and write nothing.
+TILEGEMM_HOST_DEVICE constexpr BatchedTile cluster_tile(int64_t index, int rank, int64_t m,
+                                                        int64_t n, int64_t block_m, int64_t block_n,
+                                                        int64_t group_size_m, int cluster_m) {
+  const int64_t group = group_size_m / cluster_m > 0 ? group_size_m / cluster_m : 1;
+  BatchedTile t = persistent_tile(index, m, n, cluster_m * block_m, block_n, group);
+  t.tile.pid_m = t.tile.pid_m * cluster_m + rank;
+  return t;
+}
+
+// Work items of a persistent grid of clusters (tiles when cluster_m = 1), all batch entries.
+TILEGEMM_HOST_DEVICE constexpr int64_t cluster_items(int64_t m, int64_t n, int64_t block_m,
+                                                     int64_t block_n, int64_t batch_count,
+                                                     int cluster_m) {
+  return num_tiles(m, n, cluster_m * block_m, block_n) * batch_count;
+}
+
 // How many of a tile's `tile` rows (or columns, or K steps) starting at `start` lie inside an
 // extent of `size`: the mask length at the matrix edge.
 TILEGEMM_HOST_DEVICE constexpr int valid_extent(int64_t size, int64_t start, int tile) {

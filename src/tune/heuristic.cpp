@@ -43,10 +43,10 @@ double shape_distance(const TuningKey& a, const GemmProblem& p) {
   return term(a.m, p.m) + term(a.n, p.n) + term(a.k, p.k);
 }
 
-// The rules: the config with the largest tile that still gives every SM a program, else the one
-// with the most programs.
-KernelConfig rules_config(const gpu::Kernel& kernel, const GemmProblem& p, int sms) {
-  std::vector<KernelConfig> by_area = kernel.info.configs;
+}  // namespace
+
+KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& p, int sms) {
+  std::vector<KernelConfig> by_area = configs;
   const bool tall = p.m > p.n;  // among equal areas, the tile whose aspect follows the problem's
   std::stable_sort(
       by_area.begin(), by_area.end(), [&](const KernelConfig& x, const KernelConfig& y) {
@@ -54,13 +54,16 @@ KernelConfig rules_config(const gpu::Kernel& kernel, const GemmProblem& p, int s
         if (ax != ay) return ax > ay;
         return tall ? x.block_m > y.block_m : x.block_n > y.block_n;
       });
+  // "Fills" the GPU: programs for at least 7/8 of the SMs. One wave of large tiles with a few SMs
+  // idle beats two of half-size tiles (2048^3 on 132 SMs: 128 tiles of 128x256 ran 2 % faster
+  // than 256 of 128x128).
   for (const KernelConfig& c : by_area) {
-    if (num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count >= sms) return c;
+    if (num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count * 8 >= int64_t(sms) * 7) {
+      return c;
+    }
   }
-  return by_area.back();
+  return by_area.empty() ? KernelConfig{} : by_area.back();
 }
-
-}  // namespace
 
 const TunedRow* nearest_tuned(const TunedTable& table, const GemmProblem& p,
                               const std::string& kernel_request) {
@@ -95,7 +98,7 @@ HeuristicChoice heuristic(const GemmProblem& p, const std::string& kernel_name,
       return choice;
     }
   }
-  choice.config = rules_config(*choice.kernel, p, sms);
+  choice.config = rules_config(choice.kernel->info.configs, p, sms);
   choice.rule = "rules";
   return choice;
 }

@@ -36,6 +36,12 @@ struct HeuristicChoice {
   std::string rule;  // "table" or "rules"
 };
 
+// The rules, for a kernel's compiled configs: the largest tile that still gives at least 7/8 of
+// the `sms` SMs a program (of equal areas, the one shaped like the problem, then the first in
+// the list), else the one with the most programs.
+KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& problem,
+                          int sms);
+
 // `kernel_name`: "auto" or a kernel; `gpu_name`: the device's name (the table applies to its GPU).
 HeuristicChoice heuristic(const GemmProblem& problem, const std::string& kernel_name,
                           const std::string& gpu_name, int sms);

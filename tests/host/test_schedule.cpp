@@ -3,6 +3,7 @@
 
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "schedule/tile_order.hpp"
 
@@ -80,6 +81,63 @@ TEST(GroupedTileOrder, GroupOfOneIsRowMajor) {
     ASSERT_EQ(g.pid_m, r.pid_m);
     ASSERT_EQ(g.pid_n, r.pid_n);
   }
+}
+
+TEST(ClusterTile, ClustersOfTwoCoverEveryTileOnceAndShareTheirColumn) {
+  std::mt19937_64 rng(11232026);
+  std::uniform_int_distribution<int64_t> dim(1, 3000);
+  const int64_t blocks[] = {64, 128, 256};
+  for (int trial = 0; trial < 200; ++trial) {
+    const int64_t m = dim(rng), n = dim(rng), bm = blocks[rng() % 3], bn = blocks[rng() % 3];
+    const int64_t group = 1 + int64_t(rng() % 9), batch = 1 + int64_t(rng() % 3);
+    const int64_t items = cluster_items(m, n, bm, bn, batch, 2);
+    std::set<std::tuple<int64_t, int64_t, int64_t>> seen;
+    int64_t ghosts = 0;
+    for (int64_t item = 0; item < items; ++item) {
+      const BatchedTile top = cluster_tile(item, 0, m, n, bm, bn, group, 2);
+      const BatchedTile bottom = cluster_tile(item, 1, m, n, bm, bn, group, 2);
+      // The two programs of a cluster take vertically adjacent tiles: the same B tile.
+      ASSERT_EQ(top.batch, bottom.batch);
+      ASSERT_EQ(top.tile.pid_n, bottom.tile.pid_n);
+      ASSERT_EQ(bottom.tile.pid_m, top.tile.pid_m + 1);
+      ASSERT_EQ(top.tile.pid_m % 2, 0);
+      for (const BatchedTile& t : {top, bottom}) {
+        ASSERT_LT(t.batch, batch);
+        ASSERT_LT(t.tile.pid_n, cdiv(n, bn));
+        if (t.tile.pid_m >= cdiv(m, bm)) {
+          ++ghosts;  // below the matrix: only when the tile rows are odd, and only the bottom
+          ASSERT_EQ(t.tile.pid_m, cdiv(m, bm));
+          continue;
+        }
+        ASSERT_TRUE(seen.insert({t.batch, t.tile.pid_m, t.tile.pid_n}).second)
+            << "tile twice: m=" << m << " n=" << n << " bm=" << bm << " group=" << group;
+      }
+    }
+    EXPECT_EQ(int64_t(seen.size()), num_tiles(m, n, bm, bn) * batch);
+    EXPECT_EQ(ghosts, cdiv(m, bm) % 2 == 1 ? cdiv(n, bn) * batch : 0);
+  }
+}
+
+TEST(ClusterTile, ClusterOfOneIsThePersistentOrder) {
+  const int64_t items = cluster_items(1000, 700, 128, 64, 2, 1);
+  ASSERT_EQ(items, num_tiles(1000, 700, 128, 64) * 2);
+  for (int64_t item = 0; item < items; ++item) {
+    const BatchedTile c = cluster_tile(item, 0, 1000, 700, 128, 64, 8, 1);
+    const BatchedTile p = persistent_tile(item, 1000, 700, 128, 64, 8);
+    ASSERT_EQ(c.batch, p.batch);
+    ASSERT_EQ(c.tile.pid_m, p.tile.pid_m);
+    ASSERT_EQ(c.tile.pid_n, p.tile.pid_n);
+  }
+}
+
+TEST(ClusterTile, AGroupCoversTheSameRowsAsWithoutClusters) {
+  // GROUP_SIZE_M 8 with clusters of 2: items walk down 4 cluster rows = 8 tile rows first.
+  for (int64_t item = 0; item < 4; ++item) {
+    const BatchedTile t = cluster_tile(item, 1, 4096, 4096, 128, 256, 8, 2);
+    EXPECT_EQ(t.tile.pid_m, 2 * item + 1);
+    EXPECT_EQ(t.tile.pid_n, 0);
+  }
+  EXPECT_EQ(cluster_tile(4, 0, 4096, 4096, 128, 256, 8, 2).tile.pid_n, 1);
 }
 
 TEST(ValidExtent, IsTheMaskLengthAtTheEdge) {

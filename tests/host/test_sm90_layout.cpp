@@ -20,11 +20,12 @@ uint32_t tma_byte(uint32_t box_start, int row, int byte_in_row) {
   return box_start + row * kRowBytes + chunk * 16 + byte_in_row % 16;
 }
 
-// Where the tile puts operand element (mn, k), as TMA writes it.
+// Where the tile puts operand element (mn, k), as TMA writes it: box after box, each with its
+// own rows (K-major: box_mn rows of K; MN-major: 64 K rows of 64 MN values).
 uint32_t tma_element(const OperandTile& t, int mn, int k) {
-  if (!t.mn_major) return tma_byte(0, mn, k * kElementBytes);
-  const int box = mn / kMnBlock;
-  return tma_byte(box * t.box_bytes(), k, (mn % kMnBlock) * kElementBytes);
+  const int box = mn / t.box_mn(), in_box = mn % t.box_mn();
+  if (!t.mn_major) return tma_byte(box * t.box_bytes(), in_box, k * kElementBytes);
+  return tma_byte(box * t.box_bytes(), k, in_box * kElementBytes);
 }
 
 // Where wgmma reads element (mn, k) of the slice a descriptor names (PTX ISA, the canonical
@@ -46,22 +47,26 @@ uint32_t wgmma_element(const OperandTile& t, uint64_t descriptor, int mn, int k)
 }
 
 TEST(Sm90Layout, DescriptorsReadEveryElementWhereTmaWroteIt) {
+  // parts = 2: the tile loaded by the two programs of a cluster, half the boxes each.
   for (bool mn_major : {false, true})
-    for (int rows : {64, 128, 256}) {
-      const OperandTile tile{rows, mn_major};
-      // A wgmma slice: 64 rows of A from a multiple of 64, or all rows of B; 16 values of K.
-      for (int mn0 = 0; mn0 < rows; mn0 += 64)
-        for (int ks = 0; ks < kBlockK / kMmaK; ++ks) {
-          const uint64_t d = tile.descriptor(0, mn0, ks);
-          const int extent = mn0 == 0 ? rows : 64;
-          for (int mn = 0; mn < extent && mn0 + mn < rows; ++mn)
-            for (int k = 0; k < kMmaK; ++k) {
-              ASSERT_EQ(wgmma_element(tile, d, mn, k), tma_element(tile, mn0 + mn, ks * kMmaK + k))
-                  << (mn_major ? "MN" : "K") << "-major rows=" << rows << " mn0=" << mn0
-                  << " ks=" << ks << " mn=" << mn << " k=" << k;
-            }
-        }
-    }
+    for (int rows : {64, 128, 256})
+      for (int parts : {1, 2}) {
+        if (mn_major && rows / kMnBlock % parts != 0) continue;
+        const OperandTile tile{rows, mn_major, parts};
+        // A wgmma slice: 64 rows of A from a multiple of 64, or all rows of B; 16 values of K.
+        for (int mn0 = 0; mn0 < rows; mn0 += 64)
+          for (int ks = 0; ks < kBlockK / kMmaK; ++ks) {
+            const uint64_t d = tile.descriptor(0, mn0, ks);
+            const int extent = mn0 == 0 ? rows : 64;
+            for (int mn = 0; mn < extent && mn0 + mn < rows; ++mn)
+              for (int k = 0; k < kMmaK; ++k) {
+                ASSERT_EQ(wgmma_element(tile, d, mn, k),
+                          tma_element(tile, mn0 + mn, ks * kMmaK + k))
+                    << (mn_major ? "MN" : "K") << "-major rows=" << rows << " mn0=" << mn0
+                    << " parts=" << parts << " ks=" << ks << " mn=" << mn << " k=" << k;
+              }
+          }
+      }
 }
 
 TEST(Sm90Layout, DescriptorBitFields) {

@@ -26,6 +26,35 @@ GemmProblem problem(int64_t m, int64_t n, int64_t k, DType dtype = DType::bf16) 
   return p;
 }
 
+TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
+  // The Hopper kernel's list: each large shape unclustered, then in clusters of 2.
+  std::vector<KernelConfig> configs;
+  for (const char* text : {"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
+                           "256x128x64/g8/s4/w12/wt128x128", "256x128x64/g8/s4/w12/wt128x128/c2",
+                           "128x128x64/g8/s6/w12/wt64x128", "128x128x64/g8/s6/w12/wt64x128/c2",
+                           "128x64x64/g8/s8/w12/wt64x64"}) {
+    configs.push_back(*parse_kernel_config(text));
+  }
+  const auto pick = [&](int64_t m, int64_t n, int64_t k) {
+    return to_string(rules_config(configs, problem(m, n, k), 132));
+  };
+  // 128 tiles of 128x256 for 132 SMs: one wave with 4 SMs idle, not two of 128x128.
+  EXPECT_EQ(pick(2048, 2048, 2048), "128x256x64/g8/s4/w12/wt64x256");
+  // 112 tiles: fewer than 7/8 of the SMs; 128x128 gives 240.
+  EXPECT_EQ(pick(1792, 2048, 2048), "128x128x64/g8/s6/w12/wt64x128");
+  EXPECT_EQ(pick(4096, 4096, 4096), "128x256x64/g8/s4/w12/wt64x256");
+  EXPECT_EQ(pick(8192, 8192, 1024), "128x256x64/g8/s4/w12/wt64x256");
+  // Taller than wide: of equal tiles, the tall one.
+  EXPECT_EQ(pick(16384, 1024, 4096), "256x128x64/g8/s4/w12/wt128x128");
+  // Small and skinny problems: the most programs.
+  EXPECT_EQ(pick(512, 512, 512), "128x64x64/g8/s8/w12/wt64x64");
+  EXPECT_EQ(pick(16, 4096, 4096), "128x64x64/g8/s8/w12/wt64x64");
+  // Batches count as tiles.
+  GemmProblem batched = problem(512, 512, 512);
+  batched.batch_count = 64;
+  EXPECT_EQ(to_string(rules_config(configs, batched, 132)), "128x256x64/g8/s4/w12/wt64x256");
+}
+
 TEST(TuningKey, EqualProblemsGiveEqualKeysAndHashes) {
   const TuningKey a = make_tuning_key(problem(4096, 4096, 4096), "auto", 0);
   const TuningKey b = make_tuning_key(problem(4096, 4096, 4096), "auto", 0);

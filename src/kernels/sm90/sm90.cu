@@ -1,5 +1,7 @@
 // The Hopper kernel: config matching, the checks that decide whether TMA can take a problem, and
 // launch. The kernel is in sm90.cuh; its instantiations in sm90_<fp16|bf16>.cu.
+#include <climits>
+
 #include "kernels/sm90/sm90.cuh"
 
 namespace tilegemm::sm90 {
@@ -35,6 +37,11 @@ std::string problem_check(const GemmProblem& p) {
   const GemmArgs args = make_gemm_args(p, 8);
   if (std::string why = tma_check(operand_a(args), "a"); !why.empty()) return "kernel sm90: " + why;
   if (std::string why = tma_check(operand_b(args), "b"); !why.empty()) return "kernel sm90: " + why;
+  // The kernel counts its work items (tiles of every batch entry) in 32 bits; 64 rows is the
+  // smallest tile of any compiled config.
+  if (num_tiles(p.m, p.n, 64, 64) * p.batch_count > INT32_MAX) {
+    return "kernel sm90: more than 2^31 tiles (M x N x batch_count too large)";
+  }
   return {};
 }
 

@@ -30,8 +30,11 @@
 
 #include <cuda.h>
 
+#include <map>
+#include <mutex>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #include <cuda/ptx>
@@ -48,9 +51,15 @@ namespace tilegemm::sm90 {
 
 // ---- config ------------------------------------------------------------------------------------
 
-template <int BM_, int BN_, int STAGES_>
+// CLUSTER_M: programs per thread-block cluster, along M. The programs of a cluster take vertically
+// adjacent tiles, so they need the same B tile: each loads 1/CLUSTER_M of it and TMA multicasts
+// that part into every program's shared memory, which halves B's L2 -> SM traffic at 2. It is a
+// launch-time value (the kernel reads its cluster's size), so `Kernel`, the instantiation, is
+// shared by every cluster size of a tile shape.
+template <int BM_, int BN_, int STAGES_, int CLUSTER_M_ = 1>
 struct Sm90Shape {
-  static constexpr int BM = BM_, BN = BN_, kStages = STAGES_;
+  static constexpr int BM = BM_, BN = BN_, kStages = STAGES_, kClusterM = CLUSTER_M_;
+  using Kernel = Sm90Shape<BM_, BN_, STAGES_>;
   static constexpr int kConsumers = kMathWarpgroups;
   static constexpr int kThreads = (kConsumers + 1) * 128;
   static constexpr int WM = BM / kConsumers;  // rows of the tile each consumer owns
@@ -58,6 +67,8 @@ struct Sm90Shape {
   static_assert(WM % 64 == 0, "each consumer owns whole 64-row wgmma tiles");
   static_assert(BN % 64 == 0 && BN <= 256, "wgmma N: a multiple of 64 up to 256 here");
   static_assert(kStages >= 2, "a pipeline needs at least two stages");
+  static_assert(kClusterM == 1 || (kClusterM == 2 && BN % (2 * kMnBlock) == 0),
+                "clusters of 2 split B's tile into whole 64-row boxes");
 
   static KernelConfig config() {
     return {.block_m = BM,
@@ -67,15 +78,19 @@ struct Sm90Shape {
             .num_stages = kStages,
             .num_warps = kThreads / 32,
             .warp_m = WM,
-            .warp_n = BN};
+            .warp_n = BN,
+            .cluster_m = kClusterM};
   }
 };
 
 // Compiled shapes, each for fp16 and bf16: as many stages as fit in 227 KB. 128x256 and 256x128
 // give the tensor cores the most work per byte loaded; 128x128 and 128x64 give small and skinny
-// problems more tiles than SMs.
-using Shapes = std::tuple<Sm90Shape<128, 256, 4>, Sm90Shape<256, 128, 4>, Sm90Shape<128, 128, 6>,
-                          Sm90Shape<128, 64, 8>>;
+// problems more tiles than SMs. The large shapes also launch in clusters of 2, listed after their
+// unclustered form, which the rules take on a tie: on the H100, clusters lost 1-4 % with
+// 128x256 and won up to 10 % with 256x128 and 128x128 (docs/perf-notes.md, sm90 v4).
+using Shapes = std::tuple<Sm90Shape<128, 256, 4>, Sm90Shape<128, 256, 4, 2>, Sm90Shape<256, 128, 4>,
+                          Sm90Shape<256, 128, 4, 2>, Sm90Shape<128, 128, 6>,
+                          Sm90Shape<128, 128, 6, 2>, Sm90Shape<128, 64, 8>>;
 
 // Registers per thread after the hand-over: 128 x 40 + 256 x 232 = 64512 of the SM's 65536.
 constexpr int kProducerRegisters = 40;
@@ -118,17 +133,49 @@ __device__ __forceinline__ void registers_decrease() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
 }
 
-// TMA: the operand tile of rows mn0.. and K values k0.. of batch entry `batch`, one box (K-major)
-// or MN/64 boxes (MN-major), completing on `full`.
+// TMA: the operand tile of rows mn0.. and K values k0.. of batch entry `batch`, completing on
+// `full`: its boxes (tile.boxes()) `first`, `first` + `step`, ... With `multicast` (a mask of
+// the cluster's programs) each box lands at the same offset in each of those programs' shared
+// memory and completes on each one's `full` at that offset.
 __device__ __forceinline__ void load_tile(const CUtensorMap& map, OperandTile tile,
                                           unsigned char* dst, int mn0, int k0, int batch,
-                                          uint64_t* full) {
-  for (int box = 0; box < tile.boxes(); ++box) {
-    const int32_t mn = mn0 + box * kMnBlock;
+                                          uint64_t* full, int first = 0, int step = 1,
+                                          uint16_t multicast = 0) {
+  for (int box = first; box < tile.boxes(); box += step) {
+    const int32_t mn = mn0 + box * tile.box_mn();
     const int32_t coords[3] = {tile.mn_major ? mn : k0, tile.mn_major ? k0 : mn, batch};
-    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global,
-                                    dst + box * tile.box_bytes(), &map, coords, full);
+    unsigned char* at = dst + box * tile.box_bytes();
+    if (multicast != 0) {
+      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, at, &map,
+                                      coords, full, multicast);
+    } else {
+      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, at, &map,
+                                      coords, full);
+    }
   }
+}
+
+// Arrives on `barrier` in every program of the cluster (the same shared-memory offset in each).
+// CTA-scope release, as for a local arrive: the stage's readers were this warpgroup's wgmma,
+// finished before the arrive. (cuda::ptx offers the remote arrive with cluster-scope release
+// only, which ptxas implements with a MEMBAR.GPU per arrive: measured 2.7x slower end to end.)
+__device__ __forceinline__ void arrive_cluster(uint64_t* barrier, int cluster_size) {
+  if (cluster_size == 1) {
+    cuda::ptx::mbarrier_arrive(barrier);
+    return;
+  }
+  for (int rank = 0; rank < cluster_size; ++rank) {
+    const uint32_t remote = shared_address(__cluster_map_shared_rank(barrier, rank));
+    asm volatile("mbarrier.arrive.release.cta.shared::cluster.b64 _, [%0];\n" ::"r"(remote)
+                 : "memory");
+  }
+}
+
+// Every thread of every program of the cluster (a plain __syncthreads without one): after it the
+// cluster's barriers are initialised, and no program leaves while another may still signal it.
+__device__ __forceinline__ void cluster_sync() {
+  cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_release);
+  cuda::ptx::barrier_cluster_wait(cuda::ptx::sem_acquire);
 }
 
 // Finishes D[row, col] and D[row, col+1] (the pair one thread holds): one store of both when D
@@ -278,41 +325,68 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   uint64_t* const full = reinterpret_cast<uint64_t*>(store_chunks + kStoreBytes);
   uint64_t* const empty = full + S::kStages;
 
+  // The cluster (of 1 when launched without one): its size, and this program's rank in it. Read
+  // from special registers again wherever needed, so no value lives across setmaxnreg (ptxas
+  // puts such values in local memory).
+  const auto cluster_size = [] { return int(cuda::ptx::get_sreg_cluster_nctarank()); };
+  const auto rank = [] { return int(cuda::ptx::get_sreg_cluster_ctarank()); };
   if (threadIdx.x == 0) {
     for (int s = 0; s < S::kStages; ++s) {
-      cuda::ptx::mbarrier_init(&full[s], 1);                   // the producer's arrive + bytes
-      cuda::ptx::mbarrier_init(&empty[s], S::kConsumers * 4);  // every consumer warp
+      cuda::ptx::mbarrier_init(&full[s], 1);  // the producer's arrive + bytes
+      // Every consumer warp of every program of the cluster: a stage is free once all the
+      // programs its B part is multicast to have read it.
+      cuda::ptx::mbarrier_init(&empty[s], S::kConsumers * 4 * cluster_size());
     }
-    // Make the initialised barriers visible to the TMA unit (the async proxy).
+    // Make the initialised barriers visible to the TMA unit (the async proxy) and the cluster.
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
-  __syncthreads();
+  cluster_sync();
 
-  const int64_t items = num_tiles(args.m, args.n, S::BM, S::BN) * args.batch_count;
+  // The persistent walk: this program's cluster takes work items first, first + step, ... below
+  // `count`, in 32 bits (problem_check), which saves the consumers registers.
+  struct Walk {
+    int first, step, count;
+  };
+  const auto walk = [&] {
+    return Walk{int(blockIdx.x) / cluster_size(), int(gridDim.x) / cluster_size(),
+                int(cluster_items(args.m, args.n, S::BM, S::BN, args.batch_count, cluster_size()))};
+  };
   const int k_tiles = int(cdiv(args.k, kBlockK));
-  const auto item_at = [&](int64_t item) {
-    return persistent_tile(item, args.m, args.n, S::BM, S::BN, args.group_size_m);
+  const auto item_at = [&](int item) {
+    return cluster_tile(item, rank(), args.m, args.n, S::BM, S::BN, args.group_size_m,
+                        cluster_size());
   };
 
   if (threadIdx.x < 128) {
     // ---- producer ----
     registers_decrease<kProducerRegisters>();
     if (threadIdx.x == 0) {
+      // B's tile comes in cluster_size parts, this program's part multicast to the cluster.
+      const int parts = cluster_size();
+      const OperandTile b_parts{S::BN, B_MN, parts};
+      const uint16_t multicast = parts > 1 ? uint16_t((1u << parts) - 1) : 0;
       int stage = 0;
       uint32_t phase = 0;
-      for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {
+      const Walk w = walk();
+      for (int item = w.first; item < w.count; item += w.step) {
         const BatchedTile work = item_at(item);
-        const int m0 = int(work.tile.pid_m * S::BM), n0 = int(work.tile.pid_n * S::BN);
+        // A program below the matrix (last cluster row) loads the last real A tile: its B part
+        // is what matters, and it writes nothing.
+        const int64_t tile_rows = cdiv(args.m, S::BM);
+        const int64_t pid_m = work.tile.pid_m < tile_rows ? work.tile.pid_m : tile_rows - 1;
+        const int m0 = int(pid_m * S::BM), n0 = int(work.tile.pid_n * S::BN);
         for (int kt = 0; kt < k_tiles; ++kt) {
           // A fresh barrier counts as having completed the phase before its first, so the first
-          // pass over the ring does not wait.
+          // pass over the ring does not wait. In a cluster this also waits for the other
+          // programs' consumers: the multicast below writes into their stage too.
           wait_barrier(&empty[stage], phase ^ 1);
+          // The whole stage: A, and every part of B (the other programs' parts complete here too).
           cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
                                                cuda::ptx::space_shared, &full[stage], kStageBytes);
           load_tile(map_a, kTileA, stages_a + stage * kTileA.bytes(), m0, kt * kBlockK,
                     int(work.batch), &full[stage]);
-          load_tile(map_b, kTileB, stages_b + stage * kTileB.bytes(), n0, kt * kBlockK,
-                    int(work.batch), &full[stage]);
+          load_tile(map_b, b_parts, stages_b + stage * kTileB.bytes(), n0, kt * kBlockK,
+                    int(work.batch), &full[stage], rank(), parts, multicast);
           if (++stage == S::kStages) stage = 0, phase ^= 1;
         }
       }
@@ -327,7 +401,9 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     int stores = 0;  // TMA-stored chunks of D
     unsigned char* const my_chunks = store_chunks + consumer * kStoreBuffers * kStoreChunkBytes;
     float acc[S::kMmaM][S::BN / 2];
-    for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {
+    const int programs = cluster_size();  // whose consumers free each stage
+    const Walk w = walk();
+    for (int item = w.first; item < w.count; item += w.step) {
       const BatchedTile work = item_at(item);
       for (int kt = 0; kt < k_tiles; ++kt) {
         wait_barrier(&full[stage], phase);
@@ -345,14 +421,15 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         wgmma_commit();
         // This stage's group may still run; the previous stage's has finished reading.
         wgmma_wait<1>();
-        if (kt > 0 && lane == 0) cuda::ptx::mbarrier_arrive(&empty[previous]);
+        if (kt > 0 && lane == 0) arrive_cluster(&empty[previous], programs);
         previous = stage;
         if (++stage == S::kStages) stage = 0, phase ^= 1;
       }
       wgmma_wait<0>();
-      if (lane == 0) cuda::ptx::mbarrier_arrive(&empty[previous]);
+      if (lane == 0) arrive_cluster(&empty[previous], programs);
 #pragma unroll
       for (int i = 0; i < S::kMmaM; ++i) fence_registers(acc[i]);
+      if (work.tile.pid_m * S::BM >= args.m) continue;  // below the matrix: nothing to write
 
       // Epilogue. wgmma's accumulator layout: warp w of the warpgroup holds rows 16w + lane/4
       // and 16w + lane/4 + 8 of its 64; registers 4j + {0,1} (4j + {2,3} for the second row)
@@ -389,19 +466,57 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
     }
   }
+  // The other programs of the cluster may still arrive on this one's `empty` barriers.
+  cluster_sync();
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
 }
 
 // ---- launch -------------------------------------------------------------------------------
 
+// The most clusters of `cluster_size` programs of `kernel` that fit on the device at once (each
+// program takes a whole SM), asked once per kernel, device and cluster size.
+template <class Kernel>
+Status max_active_clusters(Kernel* kernel, int device, int cluster_size, int shared_bytes,
+                           int threads, int* clusters) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, int>, int> known;  // (device, cluster size) -> clusters
+  std::lock_guard lock(mutex);
+  if (auto it = known.find({device, cluster_size}); it != known.end()) {
+    *clusters = it->second;
+    return Status::success();
+  }
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim = {unsigned(cluster_size), 1, 1};
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(unsigned(cluster_size));
+  config.blockDim = dim3(unsigned(threads));
+  config.dynamicSmemBytes = size_t(shared_bytes);
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  if (Status s = cuda_status(cudaOccupancyMaxActiveClusters(clusters, kernel, &config),
+                             "sm90: cudaOccupancyMaxActiveClusters");
+      !s.ok()) {
+    return s;
+  }
+  if (*clusters < 1) {
+    return {StatusCode::cuda_error, "sm90: no cluster of " + std::to_string(cluster_size) +
+                                        " programs fits on this device"};
+  }
+  known[{device, cluster_size}] = *clusters;
+  return Status::success();
+}
+
 // Launches the instantiation for input type T and compiled shape S; the caller matched the
 // config and checked the problem (can_implement). The operands' majorness picks one of four.
+// Persistent: as many programs as SMs (clusters: as many as fit), none with nothing to do.
 template <class S, typename T>
 Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
   const OperandShape a = operand_a(args), b = operand_b(args);
   CUtensorMap map_a, map_b;
-  // The boxes the kernel's load_tile issues: the same OperandTile geometry.
-  const OperandTile tile_a{S::BM, a.mn_major}, tile_b{S::BN, b.mn_major};
+  // The boxes the kernel's load_tile issues: the same OperandTile geometry (B in parts when
+  // the programs of a cluster share it).
+  const OperandTile tile_a{S::BM, a.mn_major}, tile_b{S::BN, b.mn_major, S::kClusterM};
   if (Status s = encode_operand_map(a, tile_a.box_mn(), &map_a); !s.ok()) return s;
   if (Status s = encode_operand_map(b, tile_b.box_mn(), &map_b); !s.ok()) return s;
   const MatrixView& d = args.epilogue.d;
@@ -420,19 +535,36 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
       !s.ok()) {
     return s;
   }
-  const int64_t items = num_tiles(args.m, args.n, S::BM, S::BN) * args.batch_count;
-  const unsigned grid = unsigned(items < sms ? items : sms);
+  const int64_t items = cluster_items(args.m, args.n, S::BM, S::BN, args.batch_count, S::kClusterM);
   constexpr int kSmem = int(shared_bytes(S::BM, S::BN, S::kStages));
 
   Status status;
   auto go = [&](auto a_mn, auto b_mn) {
-    auto* kernel = sm90_gemm<T, S, decltype(a_mn)::value, decltype(b_mn)::value>;
+    auto* kernel = sm90_gemm<T, typename S::Kernel, decltype(a_mn)::value, decltype(b_mn)::value>;
     status = cuda_status(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem),
         "sm90_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
     if (!status.ok()) return;
-    kernel<<<grid, S::kThreads, kSmem, stream>>>(map_a, map_b, map_d, args, pairs, tma_store);
-    status = check_launch("sm90_gemm");
+    int slots = sms / S::kClusterM;  // clusters the grid may have
+    if (S::kClusterM > 1) {
+      status = max_active_clusters(kernel, device, S::kClusterM, kSmem, S::kThreads, &slots);
+      if (!status.ok()) return;
+    }
+    const int64_t clusters = items < slots ? items : slots;
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim = {unsigned(S::kClusterM), 1, 1};
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(unsigned(clusters * S::kClusterM));
+    config.blockDim = dim3(unsigned(S::kThreads));
+    config.dynamicSmemBytes = size_t(kSmem);
+    config.stream = stream;
+    config.attrs = &cluster;
+    config.numAttrs = S::kClusterM > 1 ? 1 : 0;
+    status = cuda_status(
+        cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_d, args, pairs, tma_store),
+        "sm90_gemm: cudaLaunchKernelEx");
+    if (status.ok()) status = check_launch("sm90_gemm");
   };
   using Yes = std::true_type;
   using No = std::false_type;

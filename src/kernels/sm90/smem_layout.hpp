@@ -36,15 +36,18 @@ TILEGEMM_HOST_DEVICE constexpr uint64_t smem_descriptor(uint32_t address, uint32
          uint64_t((stride_bytes & 0x3FFFF) >> 4) << 32 | uint64_t(1) << 62;
 }
 
-// Geometry of one operand tile of `mn` rows (a multiple of 64) x 64 K.
+// Geometry of one operand tile of `mn` rows (a multiple of 64) x 64 K. `parts`: the programs of a
+// cluster that load the tile between them, each its share of the boxes, multicast to all (a
+// K-major tile is then cut into that many boxes along MN; an MN-major one has MN/64 already).
 struct OperandTile {
   int mn = 0;
   bool mn_major = false;
+  int parts = 1;
 
   TILEGEMM_HOST_DEVICE constexpr int bytes() const { return mn * kRowBytes; }
   // TMA boxes per tile, and each box's extent along MN.
-  TILEGEMM_HOST_DEVICE constexpr int boxes() const { return mn_major ? mn / kMnBlock : 1; }
-  TILEGEMM_HOST_DEVICE constexpr int box_mn() const { return mn_major ? kMnBlock : mn; }
+  TILEGEMM_HOST_DEVICE constexpr int boxes() const { return mn_major ? mn / kMnBlock : parts; }
+  TILEGEMM_HOST_DEVICE constexpr int box_mn() const { return mn_major ? kMnBlock : mn / parts; }
   TILEGEMM_HOST_DEVICE constexpr int box_bytes() const { return bytes() / boxes(); }
   // Where the slice for one wgmma starts: MN rows from `mn0` (a multiple of 64), K values
   // 16*ks .. 16*ks+15.
