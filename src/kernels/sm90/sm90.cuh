@@ -86,8 +86,9 @@ struct Sm90Shape {
 // Compiled shapes, each for fp16 and bf16: as many stages as fit in 227 KB. 128x256 and 256x128
 // give the tensor cores the most work per byte loaded; 128x128 and 128x64 give small and skinny
 // problems more tiles than SMs. The large shapes also launch in clusters of 2, listed after their
-// unclustered form, which the rules take on a tie: on the H100, clusters lost 1-4 % with
-// 128x256 and won up to 10 % with 256x128 and 128x128 (docs/perf-notes.md, sm90 v4).
+// unclustered form, which the rules take on a tie: on the H100, clusters lost 1-5 % with
+// 128x256 everywhere and won 10-11 % only with 256x128 and 128x128 at K = 11008
+// (docs/perf-notes.md, sm90 v4).
 using Shapes = std::tuple<Sm90Shape<128, 256, 4>, Sm90Shape<128, 256, 4, 2>, Sm90Shape<256, 128, 4>,
                           Sm90Shape<256, 128, 4, 2>, Sm90Shape<128, 128, 6>,
                           Sm90Shape<128, 128, 6, 2>, Sm90Shape<128, 64, 8>>;
