@@ -15,9 +15,11 @@
 //              with the stage's byte count; TMA completes it) and an `empty` mbarrier (each
 //              consumer warp arrives when its wgmma have finished reading the stage).
 //   schedule   persistent: one CTA per SM walks work items blockIdx.x, + gridDim.x, ... in the
-//              library's grouped order (schedule/tile_order.hpp: persistent_tile). The producer
-//              runs ahead into the next tile while the consumers finish the last one, so the
-//              epilogue of one tile overlaps the loads of the next.
+//              library's grouped order (schedule/tile_order.hpp: cluster_tile, which is
+//              persistent_tile without a cluster; with clusters of 2, an item is a tile twice as
+//              tall and each CTA takes one half, sharing B by TMA multicast). The producer runs
+//              ahead into the next tile while the consumers finish the last one, so the epilogue
+//              of one tile overlaps the loads of the next.
 //   mainloop   per stage, each consumer issues 4 x (WM/64) wgmma m64nBNk16, commits them, and
 //              waits until only this stage's group is in flight, then frees the previous stage.
 //   epilogue   D = alpha*AB in fp16/bf16, row-major, that a tensor map can describe: through
@@ -474,8 +476,10 @@ __global__ void __launch_bounds__(S::kThreads, 1)
 
 // ---- launch -------------------------------------------------------------------------------
 
-// The most clusters of `cluster_size` programs of `kernel` that fit on the device at once (each
-// program takes a whole SM), asked once per kernel, device and cluster size.
+// The most clusters of `cluster_size` programs of `kernel` that fit on the device at once. Asked
+// once per device and cluster size, and the answer reused for every sm90 kernel (they share one
+// function type, so one cache): each takes a whole SM, 384 threads and ~225 KB of shared memory,
+// whatever its config, so the answer is the same for all of them.
 template <class Kernel>
 Status max_active_clusters(Kernel* kernel, int device, int cluster_size, int shared_bytes,
                            int threads, int* clusters) {
