@@ -15,11 +15,9 @@
 //              with the stage's byte count; TMA completes it) and an `empty` mbarrier (each
 //              consumer warp arrives when its wgmma have finished reading the stage).
 //   schedule   persistent: one CTA per SM walks work items blockIdx.x, + gridDim.x, ... in the
-//              library's grouped order (schedule/tile_order.hpp: cluster_tile, which is
-//              persistent_tile without a cluster; with clusters of 2, an item is a tile twice as
-//              tall and each CTA takes one half, sharing B by TMA multicast). The producer runs
-//              ahead into the next tile while the consumers finish the last one, so the epilogue
-//              of one tile overlaps the loads of the next.
+//              library's grouped order (schedule/tile_order.hpp: persistent_tile). The producer
+//              runs ahead into the next tile while the consumers finish the last one, so the
+//              epilogue of one tile overlaps the loads of the next.
 //   mainloop   per stage, each consumer issues 4 x (WM/64) wgmma m64nBNk16, commits them, and
 //              waits until only this stage's group is in flight, then frees the previous stage.
 //   epilogue   D = alpha*AB in fp16/bf16, row-major, that a tensor map can describe: through
@@ -55,13 +53,13 @@ namespace tilegemm::sm90 {
 
 // CLUSTER_M: programs per thread-block cluster, along M. The programs of a cluster take vertically
 // adjacent tiles, so they need the same B tile: each loads 1/CLUSTER_M of it and TMA multicasts
-// that part into every program's shared memory, which halves B's L2 -> SM traffic at 2. It is a
-// launch-time value (the kernel reads its cluster's size), so `Kernel`, the instantiation, is
-// shared by every cluster size of a tile shape.
+// that part into every program's shared memory, which halves B's L2 -> SM traffic at 2. A
+// compile-time value: with it the kernel's loops are those of a kernel without clusters when it
+// is 1. (Read at run time, the cluster size lengthened the producer's and the consumers' K loops,
+// and small tiles, whose K steps are short, ran slower.)
 template <int BM_, int BN_, int STAGES_, int CLUSTER_M_ = 1>
 struct Sm90Shape {
   static constexpr int BM = BM_, BN = BN_, kStages = STAGES_, kClusterM = CLUSTER_M_;
-  using Kernel = Sm90Shape<BM_, BN_, STAGES_>;
   static constexpr int kConsumers = kMathWarpgroups;
   static constexpr int kThreads = (kConsumers + 1) * 128;
   static constexpr int WM = BM / kConsumers;  // rows of the tile each consumer owns
@@ -88,9 +86,8 @@ struct Sm90Shape {
 // Compiled shapes, each for fp16 and bf16: as many stages as fit in 227 KB. 128x256 and 256x128
 // give the tensor cores the most work per byte loaded; 128x128 and 128x64 give small and skinny
 // problems more tiles than SMs. The large shapes also launch in clusters of 2, listed after their
-// unclustered form, which the rules take on a tie: on the H100, clusters lost 1-5 % with
-// 128x256 everywhere and won 10-11 % only with 256x128 and 128x128 at K = 11008
-// (docs/perf-notes.md, sm90 v4).
+// unclustered form, which the rules take on a tie: on the H100, clusters lost 1-4 % with
+// 128x256 and won up to 10 % with 256x128 and 128x128 (docs/perf-notes.md, sm90 v4).
 using Shapes = std::tuple<Sm90Shape<128, 256, 4>, Sm90Shape<128, 256, 4, 2>, Sm90Shape<256, 128, 4>,
                           Sm90Shape<256, 128, 4, 2>, Sm90Shape<128, 128, 6>,
                           Sm90Shape<128, 128, 6, 2>, Sm90Shape<128, 64, 8>>;
@@ -162,20 +159,23 @@ __device__ __forceinline__ void load_tile(const CUtensorMap& map, OperandTile ti
 // CTA-scope release, as for a local arrive: the stage's readers were this warpgroup's wgmma,
 // finished before the arrive. (cuda::ptx offers the remote arrive with cluster-scope release
 // only, which ptxas implements with a MEMBAR.GPU per arrive: measured 2.7x slower end to end.)
-__device__ __forceinline__ void arrive_cluster(uint64_t* barrier, int cluster_size) {
-  if (cluster_size == 1) {
+template <int kClusterSize>
+__device__ __forceinline__ void arrive_cluster(uint64_t* barrier) {
+  if constexpr (kClusterSize == 1) {
     cuda::ptx::mbarrier_arrive(barrier);
-    return;
-  }
-  for (int rank = 0; rank < cluster_size; ++rank) {
-    const uint32_t remote = shared_address(__cluster_map_shared_rank(barrier, rank));
-    asm volatile("mbarrier.arrive.release.cta.shared::cluster.b64 _, [%0];\n" ::"r"(remote)
-                 : "memory");
+  } else {
+#pragma unroll
+    for (int rank = 0; rank < kClusterSize; ++rank) {
+      const uint32_t remote = shared_address(__cluster_map_shared_rank(barrier, rank));
+      asm volatile("mbarrier.arrive.release.cta.shared::cluster.b64 _, [%0];\n" ::"r"(remote)
+                   : "memory");
+    }
   }
 }
 
-// Every thread of every program of the cluster (a plain __syncthreads without one): after it the
-// cluster's barriers are initialised, and no program leaves while another may still signal it.
+// Every thread of every program of the cluster: after it the cluster's barriers are initialised,
+// and no program leaves while another may still signal it. Only for real clusters: the release
+// of barrier.cluster is a MEMBAR.GPU, which a program on its own does not need.
 __device__ __forceinline__ void cluster_sync() {
   cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_release);
   cuda::ptx::barrier_cluster_wait(cuda::ptx::sem_acquire);
@@ -328,22 +328,25 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   uint64_t* const full = reinterpret_cast<uint64_t*>(store_chunks + kStoreBytes);
   uint64_t* const empty = full + S::kStages;
 
-  // The cluster (of 1 when launched without one): its size, and this program's rank in it. Read
-  // from special registers again wherever needed, so no value lives across setmaxnreg (ptxas
-  // puts such values in local memory).
-  const auto cluster_size = [] { return int(cuda::ptx::get_sreg_cluster_nctarank()); };
-  const auto rank = [] { return int(cuda::ptx::get_sreg_cluster_ctarank()); };
+  // kCluster: the programs of this program's cluster. rank(): its place in the cluster, read from
+  // a special register wherever needed (a value kept across setmaxnreg goes to local memory).
+  constexpr int kCluster = S::kClusterM;
+  const auto rank = [] { return kCluster > 1 ? int(cuda::ptx::get_sreg_cluster_ctarank()) : 0; };
   if (threadIdx.x == 0) {
     for (int s = 0; s < S::kStages; ++s) {
       cuda::ptx::mbarrier_init(&full[s], 1);  // the producer's arrive + bytes
       // Every consumer warp of every program of the cluster: a stage is free once all the
       // programs its B part is multicast to have read it.
-      cuda::ptx::mbarrier_init(&empty[s], S::kConsumers * 4 * cluster_size());
+      cuda::ptx::mbarrier_init(&empty[s], S::kConsumers * 4 * kCluster);
     }
     // Make the initialised barriers visible to the TMA unit (the async proxy) and the cluster.
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
-  cluster_sync();
+  if constexpr (kCluster > 1) {
+    cluster_sync();
+  } else {
+    __syncthreads();
+  }
 
   // The persistent walk: this program's cluster takes work items first, first + step, ... below
   // `count`, in 32 bits (problem_check), which saves the consumers registers.
@@ -351,23 +354,21 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     int first, step, count;
   };
   const auto walk = [&] {
-    return Walk{int(blockIdx.x) / cluster_size(), int(gridDim.x) / cluster_size(),
-                int(cluster_items(args.m, args.n, S::BM, S::BN, args.batch_count, cluster_size()))};
+    return Walk{int(blockIdx.x) / kCluster, int(gridDim.x) / kCluster,
+                int(cluster_items(args.m, args.n, S::BM, S::BN, args.batch_count, kCluster))};
   };
   const int k_tiles = int(cdiv(args.k, kBlockK));
   const auto item_at = [&](int item) {
-    return cluster_tile(item, rank(), args.m, args.n, S::BM, S::BN, args.group_size_m,
-                        cluster_size());
+    return cluster_tile(item, rank(), args.m, args.n, S::BM, S::BN, args.group_size_m, kCluster);
   };
 
   if (threadIdx.x < 128) {
     // ---- producer ----
     registers_decrease<kProducerRegisters>();
     if (threadIdx.x == 0) {
-      // B's tile comes in cluster_size parts, this program's part multicast to the cluster.
-      const int parts = cluster_size();
-      const OperandTile b_parts{S::BN, B_MN, parts};
-      const uint16_t multicast = parts > 1 ? uint16_t((1u << parts) - 1) : 0;
+      // B's tile comes in kCluster parts, this program's part multicast to the whole cluster.
+      constexpr OperandTile kTileBParts{S::BN, B_MN, kCluster};
+      constexpr uint16_t kMulticast = kCluster > 1 ? uint16_t((1u << kCluster) - 1) : 0;
       int stage = 0;
       uint32_t phase = 0;
       const Walk w = walk();
@@ -388,8 +389,8 @@ __global__ void __launch_bounds__(S::kThreads, 1)
                                                cuda::ptx::space_shared, &full[stage], kStageBytes);
           load_tile(map_a, kTileA, stages_a + stage * kTileA.bytes(), m0, kt * kBlockK,
                     int(work.batch), &full[stage]);
-          load_tile(map_b, b_parts, stages_b + stage * kTileB.bytes(), n0, kt * kBlockK,
-                    int(work.batch), &full[stage], rank(), parts, multicast);
+          load_tile(map_b, kTileBParts, stages_b + stage * kTileB.bytes(), n0, kt * kBlockK,
+                    int(work.batch), &full[stage], rank(), kCluster, kMulticast);
           if (++stage == S::kStages) stage = 0, phase ^= 1;
         }
       }
@@ -404,7 +405,6 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     int stores = 0;  // TMA-stored chunks of D
     unsigned char* const my_chunks = store_chunks + consumer * kStoreBuffers * kStoreChunkBytes;
     float acc[S::kMmaM][S::BN / 2];
-    const int programs = cluster_size();  // whose consumers free each stage
     const Walk w = walk();
     for (int item = w.first; item < w.count; item += w.step) {
       const BatchedTile work = item_at(item);
@@ -424,12 +424,12 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         wgmma_commit();
         // This stage's group may still run; the previous stage's has finished reading.
         wgmma_wait<1>();
-        if (kt > 0 && lane == 0) arrive_cluster(&empty[previous], programs);
+        if (kt > 0 && lane == 0) arrive_cluster<kCluster>(&empty[previous]);
         previous = stage;
         if (++stage == S::kStages) stage = 0, phase ^= 1;
       }
       wgmma_wait<0>();
-      if (lane == 0) arrive_cluster(&empty[previous], programs);
+      if (lane == 0) arrive_cluster<kCluster>(&empty[previous]);
 #pragma unroll
       for (int i = 0; i < S::kMmaM; ++i) fence_registers(acc[i]);
       if (work.tile.pid_m * S::BM >= args.m) continue;  // below the matrix: nothing to write
@@ -470,7 +470,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     }
   }
   // The other programs of the cluster may still arrive on this one's `empty` barriers.
-  cluster_sync();
+  if constexpr (kCluster > 1) cluster_sync();
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
 }
 
@@ -545,7 +545,7 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
 
   Status status;
   auto go = [&](auto a_mn, auto b_mn) {
-    auto* kernel = sm90_gemm<T, typename S::Kernel, decltype(a_mn)::value, decltype(b_mn)::value>;
+    auto* kernel = sm90_gemm<T, S, decltype(a_mn)::value, decltype(b_mn)::value>;
     status = cuda_status(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem),
         "sm90_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
