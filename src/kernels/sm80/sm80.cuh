@@ -56,8 +56,8 @@ struct Sm80Shape {
 
 // Compiled shapes, each for fp16, bf16 and tf32. The first eight are the Triton tutorial's
 // autotune list mapped to warp tiles (its 128x256x64 at 3 stages becomes 128x256x32 at 4: tf32
-// doubles the bytes of a stage and 3 x 64 would not fit in 227 KB); the last is a second 8-warp
-// shape for tall problems.
+// doubles the bytes of a stage and 3 x 64 would not fit in 227 KB); then a second 8-warp shape
+// for tall problems, and 128x128 with BLOCK_SIZE_K = 64, half the barriers per mma of the 32.
 using Shapes = std::tuple<Sm80Shape<128, 256, 32, 64, 64, 4>,   // w8
                           Sm80Shape<64, 256, 32, 64, 64, 4>,    // w4
                           Sm80Shape<128, 128, 32, 64, 64, 4>,   // w4
@@ -66,7 +66,8 @@ using Shapes = std::tuple<Sm80Shape<128, 256, 32, 64, 64, 4>,   // w8
                           Sm80Shape<128, 32, 32, 32, 32, 4>,    // w4
                           Sm80Shape<64, 32, 32, 32, 32, 5>,     // w2
                           Sm80Shape<32, 64, 32, 32, 32, 5>,     // w2
-                          Sm80Shape<256, 128, 32, 64, 64, 4>>;  // w8
+                          Sm80Shape<256, 128, 32, 64, 64, 4>,   // w8
+                          Sm80Shape<128, 128, 64, 64, 64, 3>>;  // w4
 
 // What the element type changes: the K of one mma, and the 16-byte chunk.
 template <typename T>
@@ -344,15 +345,17 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
       cp_async_commit();
     }
 
-    // One mma step of the warp tile: fragments of K values ks*kMmaK.. from the stage, then
-    // (WM/16) x (WN/8) mma.sync.
-    const auto mma_step = [&](int stage, int ks) {
+    // The operands of one mma step of the warp tile (K values ks*kMmaK..): WM/16 A fragments and
+    // WN/8 B fragments, loaded with ldmatrix from a stage.
+    struct Fragments {
       uint32_t a[kMmaM][4], b[kMmaN][2];
+    };
+    const auto load_fragments = [&](Fragments& f, int stage, int ks) {
 #pragma unroll
       for (int i = 0; i < kMmaM; ++i) {
-        load_a_fragment<T, S::BM, S::BK, A_CONTIG_K>(a[i], stage_a(stage), warp_m0 + i * 16, ks,
+        load_a_fragment<T, S::BM, S::BK, A_CONTIG_K>(f.a[i], stage_a(stage), warp_m0 + i * 16, ks,
                                                      lane);
-        round_for_mma<T>(a[i]);
+        round_for_mma<T>(f.a[i]);
       }
 #pragma unroll
       for (int j = 0; j < kMmaN; j += 2) {
@@ -360,32 +363,82 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
         load_b_fragments<T, S::BN, S::BK, B_CONTIG_K>(pair, stage_b(stage), warp_n0 + j * 8, ks,
                                                       lane);
         round_for_mma<T>(pair);
-        b[j][0] = pair[0], b[j][1] = pair[1], b[j + 1][0] = pair[2], b[j + 1][1] = pair[3];
+        f.b[j][0] = pair[0], f.b[j][1] = pair[1], f.b[j + 1][0] = pair[2], f.b[j + 1][1] = pair[3];
       }
+    };
+    // (WM/16) x (WN/8) mma.sync on one step's fragments.
+    const auto multiply = [&](const Fragments& f) {
 #pragma unroll
       for (int i = 0; i < kMmaM; ++i)
 #pragma unroll
-        for (int j = 0; j < kMmaN; ++j) mma<T>(acc[i][j], a[i], b[j]);
+        for (int j = 0; j < kMmaN; ++j) mma<T>(acc[i][j], f.a[i], f.b[j]);
     };
+    constexpr int kSteps = S::BK / kMmaK;  // mma steps per slice
+    static_assert(kSteps >= 2, "the pipelined mainloop needs two mma steps per slice");
 
-    // Mainloop.
-    for (int64_t kt = 0; kt < num_k_tiles; ++kt) {
-      // Slice kt has landed (the num_stages-2 younger groups may still fly), and every warp is
-      // done with the stage of slice kt-1, which the next fetch overwrites.
-      cp_async_wait<S::kStages - 2>();
-      __syncthreads();
-      const int stage = int(kt % S::kStages);
-      const int64_t next = kt + S::kStages - 1;
-      const int next_stage = int(next % S::kStages);
-      // The first mma step goes out before the copies for slice kt + num_stages - 1: right after
-      // the barrier every warp is at the same point, and issuing the copies first would leave
-      // the tensor cores idle while all of them do.
-      mma_step(stage, 0);
-      if (next < num_k_tiles) fetch(next, next_stage);
-      cp_async_commit();
+    // Double-buffered fragments for 16-bit inputs on the cp.async path. (A tf32 fragment of an
+    // MN-contiguous operand is four scalar loads with their own addresses: two sets of them spill.)
+    constexpr bool kDoubleBuffered = ASYNC && sizeof(T) == 2;
+    if constexpr (kDoubleBuffered) {
+      // Mainloop: each step's ldmatrix go out before the previous step's mma, so their latency
+      // hides under it -- across the slice boundary too: step 0 of slice kt+1 is loaded before
+      // the last mma of slice kt. That needs slice kt+1 in shared memory one step before the end
+      // of slice kt, so the wait and the barrier sit at step kSteps-2. The barrier also closes
+      // the reads of slice kt's stage (the last of them is step kSteps-1's ldmatrix, issued just
+      // before it), which the copies of iteration kt+1 overwrite with slice kt+num_stages.
+      Fragments fragments[2];
+      if (num_k_tiles > 0) {
+        cp_async_wait<S::kStages - 2>();
+        __syncthreads();
+        load_fragments(fragments[0], 0, 0);
+      }
+      for (int64_t kt = 0; kt < num_k_tiles; ++kt) {
+        const int stage = int(kt % S::kStages);
+        const int64_t next = kt + S::kStages - 1;
 #pragma unroll
-      for (int ks = 1; ks < S::BK / kMmaK; ++ks) mma_step(stage, ks);
-      if (!ASYNC && next < num_k_tiles) store_staged(next_stage);
+        for (int ks = 0; ks < kSteps; ++ks) {
+          if (ks + 1 < kSteps) {
+            load_fragments(fragments[(ks + 1) % 2], stage, ks + 1);
+          } else if (kt + 1 < num_k_tiles) {
+            load_fragments(fragments[(ks + 1) % 2], int((kt + 1) % S::kStages), 0);
+          }
+          if (ks == 0) {
+            // Slice kt+num_stages-1 into the stage slice kt-1 left (every warp has passed the
+            // barrier after its last read).
+            if (next < num_k_tiles) fetch(next, int(next % S::kStages));
+            cp_async_commit();
+          }
+          if (ks == kSteps - 2) {
+            cp_async_wait<S::kStages - 2>();  // slice kt+1 has landed
+            __syncthreads();
+          }
+          multiply(fragments[ks % 2]);
+        }
+      }
+    } else {
+      // Mainloop, one fragment set: a barrier per slice, then each step loads and multiplies.
+      for (int64_t kt = 0; kt < num_k_tiles; ++kt) {
+        // Slice kt is in its stage (the num_stages-2 younger groups may still fly), and every
+        // warp is done with the stage of slice kt-1, which the next fetch overwrites.
+        if constexpr (ASYNC) cp_async_wait<S::kStages - 2>();
+        __syncthreads();
+        const int stage = int(kt % S::kStages);
+        const int64_t next = kt + S::kStages - 1;
+        // The copies (or loads) for slice kt+num_stages-1 go out after the first step's mma:
+        // right after the barrier every warp is at the same point, and issuing them first would
+        // leave the tensor cores idle while all of them do.
+#pragma unroll
+        for (int ks = 0; ks < kSteps; ++ks) {
+          Fragments f;
+          load_fragments(f, stage, ks);
+          multiply(f);
+          if (ks == 0) {
+            if (next < num_k_tiles) fetch(next, int(next % S::kStages));
+            if constexpr (ASYNC) cp_async_commit();
+          }
+        }
+        if (!ASYNC && next < num_k_tiles) store_staged(int(next % S::kStages));
+      }
     }
 
     // Epilogue: accumulators -> shared memory (the pipeline's stages are free once every copy
