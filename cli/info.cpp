@@ -10,7 +10,7 @@ void add_info_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "Show CUDA devices, compiled kernels and their configs");
   static bool ceilings = false;
   cmd->add_flag("--ceilings", ceilings,
-                "Also measure this GPU's ceilings: copy bandwidth and cuBLAS bf16/fp32 rate");
+                "Also measure this GPU's ceilings: copy bandwidth, cuBLAS rates, mma.sync peak");
   cmd->callback([] {
     const auto devs = devices();
     if (devs.empty()) {
@@ -41,6 +41,10 @@ void add_info_command(CLI::App& app) {
       for (DType d : {DType::bf16, DType::fp16, DType::tf32, DType::fp32}) {
         std::printf("  cuBLAS %s 8192^3: %.1f TFLOP/s\n", std::string(to_string(d)).c_str(),
                     measure_cublas_tflops(timer, d));
+      }
+      for (DType d : {DType::bf16, DType::fp16, DType::tf32}) {
+        std::printf("  mma.sync %s peak (registers only): %.1f TFLOP/s\n",
+                    std::string(to_string(d)).c_str(), measure_mma_sync_tflops(timer, d));
       }
     }
   });
