@@ -48,6 +48,7 @@ void print_config_choice(const ExplainOptions& o, DType dtype) {
               to_string(report.config).c_str(), report.config_source.c_str());
   if (!report.tuning_key.empty()) std::printf("  tuning key: %s\n", report.tuning_key.c_str());
   if (!report.kernel_note.empty()) std::printf("  note: %s\n", report.kernel_note.c_str());
+  if (!report.aligned_copies.empty()) std::printf("  note: %s\n", report.aligned_copies.c_str());
 }
 
 TileCoord tile_of(int64_t pid, const ExplainOptions& o, int64_t bm, int64_t bn, bool grouped) {

@@ -17,7 +17,7 @@ struct RunOptions {
   int64_t lda = 0, ldb = 0, ldc = 0;
   float alpha = 1.0f, beta = 0.0f;
   std::string activation = "none", backend = "auto", kernel = "auto", config, autotune;
-  bool bias = false, check = false, json = false, in_place = false;
+  bool bias = false, check = false, json = false, in_place = false, no_aligned_copies = false;
   int reps = 0;
   uint64_t seed = 1;
 };
@@ -48,6 +48,7 @@ void run_command(const RunOptions& o) {
   options.kernel = o.kernel;
   options.config = config_option(o.config);
   options.autotune = autotune_option(o.autotune);
+  options.aligned_copies = !o.no_aligned_copies;
   if (spec.m < 0 || spec.n < 0 || spec.k < 0) fail("M, N and K must be >= 0");
   if (spec.batch_count < 1) fail("--batch must be >= 1");
 
@@ -116,6 +117,7 @@ void run_command(const RunOptions& o) {
                         {"config_source", report.config_source},
                         {"tuning_key", report.tuning_key},
                         {"kernel_note", report.kernel_note},
+                        {"aligned_copies", report.aligned_copies},
                         {"reps", reps},
                         {"median_ms", ms},
                         {"tflops", tflops}};
@@ -139,6 +141,7 @@ void run_command(const RunOptions& o) {
                 to_string(report.config).c_str(),
                 report.config_source.empty() ? "" : "  from: ", report.config_source.c_str());
     if (!report.kernel_note.empty()) std::printf("note: %s\n", report.kernel_note.c_str());
+    if (!report.aligned_copies.empty()) std::printf("note: %s\n", report.aligned_copies.c_str());
     std::printf("time: %.4f ms (median of %d)  %.2f TFLOP/s\n", ms, reps, tflops);
     if (o.check) {
       std::printf(
@@ -180,6 +183,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--config", o.config, "kernel config, e.g. 128x128x16/g8/s3/w8/wt64x32");
   cmd->add_option("--autotune", o.autotune,
                   "off, on-miss or always (default: $TILEGEMM_AUTOTUNE, else off)");
+  cmd->add_flag("--no-aligned-copies", o.no_aligned_copies,
+               "GPU: never copy A or B to 16-byte aligned lines first (see docs/design.md)");
   cmd->add_flag("--check", o.check, "compare with the float64 reference; exit 1 on failure");
   cmd->add_option("--reps", o.reps, "timed repetitions (default 20 on GPU, 3 on CPU)");
   cmd->add_option("--seed", o.seed, "random seed of the inputs")->capture_default_str();

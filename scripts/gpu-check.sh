@@ -6,6 +6,7 @@
 #   scripts/gpu-check.sh                        # everything
 #   BENCH_SUITES="square llm" BENCH_DTYPES="bf16" scripts/gpu-check.sh
 #   SKIP_TESTS=1 scripts/gpu-check.sh           # build + bench only
+#   BENCH_ARGS="--kernel sm80" scripts/gpu-check.sh   # extra options for every bench run
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}
@@ -14,6 +15,7 @@ BUILD=${BUILD:-build-gpu}
 BENCH_SUITES=${BENCH_SUITES:-all}
 BENCH_DTYPES=${BENCH_DTYPES:-fp32 bf16 fp16 tf32}
 BENCH_REPS=${BENCH_REPS:-20}
+BENCH_ARGS=${BENCH_ARGS:-}
 # Time limits, so that a hung kernel costs minutes, not the machine: per CLI run, per test.
 RUN_TIMEOUT=${RUN_TIMEOUT:-120}
 TEST_TIMEOUT=${TEST_TIMEOUT:-300}
@@ -107,8 +109,9 @@ done
 : > "$OUT/bench.log"
 for dtype in $BENCH_DTYPES; do
   for suite in $BENCH_SUITES; do
+    # shellcheck disable=SC2086
     timeout 300 "$BUILD/tilegemm" bench --suite "$suite" --dtype "$dtype" --reps "$BENCH_REPS" \
-      --csv "$OUT/part-$dtype-$suite.csv" 2>&1 | tee -a "$OUT/bench.log"
+      $BENCH_ARGS --csv "$OUT/part-$dtype-$suite.csv" 2>&1 | tee -a "$OUT/bench.log"
   done
 done
 first=1

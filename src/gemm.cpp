@@ -21,7 +21,7 @@ Status choose_backend(const GemmProblem& problem, const GemmOptions& options, Ge
               "kernel '" + options.kernel + "' is a GPU kernel; the CPU backend takes 'auto'"};
     }
     const KernelConfig config = options.config ? *options.config : cpu::default_config();
-    if (report) *report = {Backend::cpu, "cpu", config, options.config ? "given" : "default", "", ""};
+    if (report) *report = {Backend::cpu, "cpu", config, options.config ? "given" : "default", "", "", ""};
     return Status::success();
   }
   if (gpu::device_count() == 0) {

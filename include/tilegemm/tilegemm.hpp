@@ -95,6 +95,12 @@ struct GemmOptions {
   std::optional<KernelConfig> config;  // nullopt: chosen by the autotune policy
   // nullopt: $TILEGEMM_AUTOTUNE (off | on-miss | always), else off.
   std::optional<AutotunePolicy> autotune;
+  // GPU backend: when A's or B's lines (rows, or columns if column-major) are not 16-byte aligned
+  // and the problem is large (M*N*K >= 2^26), copy them first into a workspace with aligned
+  // leading dimensions, so the kernels' fast copy paths (TMA, cp.async) can read them. The
+  // workspace comes from a memory pool the library keeps per device and keeps reserved between
+  // calls. false: run on the operands as they are (element loads).
+  bool aligned_copies = true;
 };
 
 // What a call ran (filled by gemm() when `report` is given).
@@ -107,6 +113,10 @@ struct GemmReport {
   // With kernel "auto": why faster kernels were passed over, e.g. "sm90: kernel sm90: operand b:
   // TMA needs a 16-byte aligned ...". Empty when the first choice ran.
   std::string kernel_note;
+  // Which operands were copied to aligned leading dimensions before the kernel ran (see
+  // GemmOptions::aligned_copies), e.g. "operands copied to 16-byte aligned lines first: a ld
+  // 4093 -> 4096". Empty when none was.
+  std::string aligned_copies;
 };
 
 // What gemm() would run for `problem` under `options` -- backend, kernel, config, where the

@@ -3,6 +3,7 @@
 
 #include <climits>
 
+#include "kernels/aligned_copies.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "schedule/tile_order.hpp"
@@ -78,31 +79,44 @@ Status launch(const Kernel& kernel, const GemmProblem& p, const KernelConfig& co
 namespace {
 
 void fill_report(const GemmProblem& p, const GemmOptions& options,
-                 const autotune::Choice& choice, GemmReport* report) {
+                 const autotune::Choice& choice, const AlignedCopyPlan& copies,
+                 GemmReport* report) {
   if (report) {
     const bool automatic = options.kernel.empty() || options.kernel == "auto";
     *report = {Backend::gpu, choice.kernel->info.name, choice.config, choice.source,
                choice.source == "given" ? std::string() : autotune::to_string(choice.key),
-               automatic ? auto_kernel_note(p, *choice.kernel) : std::string()};
+               automatic ? auto_kernel_note(p, *choice.kernel) : std::string(), describe(copies)};
   }
 }
 
 }  // namespace
 
 Status run(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {
+  // The copies come first: the kernel, the config and the tuning key are those of the problem
+  // the kernel will read.
+  const AlignedCopyPlan copy_plan = plan_aligned_copies(p, options.aligned_copies);
+  AlignedCopies copies;
+  if (copy_plan.any()) {
+    if (Status s = copies.make(p, copy_plan); !s.ok()) return s;
+  }
+  const GemmProblem& q = copy_plan.any() ? copies.problem() : p;
   autotune::Choice choice;
-  if (Status s = autotune::choose(p, options, &choice); !s.ok()) return s;
-  fill_report(p, options, choice, report);
-  return launch(*choice.kernel, p, choice.config);
+  if (Status s = autotune::choose(q, options, &choice); !s.ok()) return s;
+  fill_report(q, options, choice, copy_plan, report);
+  return launch(*choice.kernel, q, choice.config);
 }
 
 Status plan(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {
+  // The copies' addresses only need to be aligned stand-ins here: plan() reads no memory.
+  const AlignedCopyPlan copy_plan = plan_aligned_copies(p, options.aligned_copies);
+  const GemmProblem q =
+      with_aligned_copies(p, copy_plan, reinterpret_cast<void*>(kWorkspaceAlignment));
   autotune::Choice choice;
-  if (Status s = autotune::choose(p, options, &choice, /*may_tune=*/false); !s.ok()) return s;
-  if (std::string why = choice.kernel->can_implement(p, choice.config); !why.empty()) {
+  if (Status s = autotune::choose(q, options, &choice, /*may_tune=*/false); !s.ok()) return s;
+  if (std::string why = choice.kernel->can_implement(q, choice.config); !why.empty()) {
     return {StatusCode::invalid_argument, why};
   }
-  fill_report(p, options, choice, report);
+  fill_report(q, options, choice, copy_plan, report);
   return Status::success();
 }
 

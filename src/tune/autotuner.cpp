@@ -12,6 +12,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "kernels/aligned_copies.hpp"
 #include "kernels/cuda_check.hpp"
 #include "problem/dtype.hpp"
 #include "problem/matrix_view.hpp"
@@ -346,8 +347,15 @@ Status tune(const GemmProblem& problem, const GemmOptions& options, TuneResult* 
   if (problem.m == 0 || problem.n == 0) {
     return {StatusCode::invalid_argument, "m and n must be > 0 to tune (nothing to time)"};
   }
+  // Tuned on the problem gemm() would run: with the aligned copies it makes (same tuning key).
+  const AlignedCopyPlan copy_plan = plan_aligned_copies(problem, options.aligned_copies);
+  gpu::AlignedCopies copies;
+  if (copy_plan.any()) {
+    if (Status s = copies.make(problem, copy_plan); !s.ok()) return s;
+  }
   autotune::CacheEntry winner;
-  return autotune::tune_problem(problem, options, result, progress, &winner);
+  return autotune::tune_problem(copy_plan.any() ? copies.problem() : problem, options, result,
+                                progress, &winner);
 }
 
 }  // namespace tilegemm

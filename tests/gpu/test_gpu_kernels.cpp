@@ -41,6 +41,11 @@ int64_t padded_ld(Layout layout, int64_t rows, int64_t cols) {
   return (packed + 7) / 8 * 8;
 }
 
+bool hopper() {
+  const DeviceInfo d = devices().front();
+  return d.compute_capability_major == 9 && d.compute_capability_minor == 0;
+}
+
 class GpuKernels : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -124,6 +129,40 @@ TEST_F(GpuKernels, UnalignedLeadingDimsTakeTheScalarPath) {
       }
 }
 
+TEST_F(GpuKernels, LargeUnalignedProblemsRunOnAlignedCopies) {
+  // 520 x 300 x 451 is past the copy threshold (M*N*K >= 2^26); lda = 453 and ldb = 303 break
+  // 16-byte alignment for every input type. The copies must hold every element (any layout, a
+  // batch), the kernel must then take its aligned path (sm90 for 16-bit inputs on a Hopper), and
+  // with the copies switched off the same problem still runs, on element loads.
+  uint64_t seed = 3000;
+  for (DType dtype : {DType::fp32, DType::fp16, DType::bf16, DType::tf32})
+    for (Layout la : {Layout::row_major, Layout::col_major})
+      for (bool copies : {true, false}) {
+        WorkloadSpec s = spec_of(520, 300, 451, dtype);
+        s.layout_a = la;
+        s.layout_b = la == Layout::row_major ? Layout::col_major : Layout::row_major;
+        s.lda = 523;  // holds 520 (column-major) or 451 (row-major)
+        s.ldb = 523;
+        s.batch_count = la == Layout::row_major ? 2 : 1;
+        s.beta = 0.5f;
+        s.seed = seed++;
+        std::unique_ptr<harness::Workload> w;
+        ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
+        GemmOptions o;
+        o.backend = Backend::gpu;
+        o.aligned_copies = copies;
+        GemmReport report;
+        const Status status = gemm(w->problem(), o, &report);
+        ASSERT_TRUE(status.ok()) << status.message << " | " << testing::describe(s);
+        ASSERT_TRUE(w->fetch_output().ok());
+        EXPECT_LE(w->check(1e12), harness::tolerance_for(s.input_dtype, s.output_dtype))
+            << testing::describe(s) << " copies=" << copies << " kernel=" << report.kernel;
+        EXPECT_EQ(contains(report.aligned_copies, "a ld 523 -> "), copies) << report.aligned_copies;
+        const bool wgmma = hopper() && (dtype == DType::fp16 || dtype == DType::bf16);
+        if (wgmma) EXPECT_EQ(report.kernel, copies ? "sm90" : "sm80") << testing::describe(s);
+      }
+}
+
 TEST_F(GpuKernels, AlignedPaddedLeadingDimsTakeTheVectorPath) {
   // K = 75 inside rows padded to 80: the last 16-byte chunk of each row is partly outside K.
   for (const KernelCase& kc : every_kernel_config())
@@ -191,11 +230,6 @@ TEST_F(GpuKernels, AutoPicksAKernelThatIsRight) {
     for (int64_t size : {int64_t(64), int64_t(1000), int64_t(2048)}) {
       expect_matches_reference(spec_of(size, size, size, dtype), o);
     }
-}
-
-bool hopper() {
-  const DeviceInfo d = devices().front();
-  return d.compute_capability_major == 9 && d.compute_capability_minor == 0;
 }
 
 TEST_F(GpuKernels, TensorCoreKernelIsTheAutoChoiceForHalfAndTf32) {

@@ -1,0 +1,30 @@
+// Aligned copies of A and B made on the GPU before a GEMM whose operands' lines are not 16-byte
+// aligned (the plan, and why: problem/aligned_copies.hpp).
+#pragma once
+
+#include "problem/aligned_copies.hpp"
+#include "tilegemm/tilegemm.hpp"
+
+namespace tilegemm::gpu {
+
+// Owns the workspace of one GEMM call: make() takes it from the library's pool on the problem's
+// stream and enqueues the copies; the destructor gives it back, stream-ordered, after the work
+// enqueued meanwhile (the GEMM on the copies).
+class AlignedCopies {
+ public:
+  AlignedCopies() = default;
+  AlignedCopies(const AlignedCopies&) = delete;
+  AlignedCopies& operator=(const AlignedCopies&) = delete;
+  ~AlignedCopies();
+
+  Status make(const GemmProblem& problem, const AlignedCopyPlan& plan);
+  // The problem with A and/or B replaced by their copies (valid after make() succeeded).
+  const GemmProblem& problem() const { return problem_; }
+
+ private:
+  GemmProblem problem_;
+  void* workspace_ = nullptr;
+  void* stream_ = nullptr;
+};
+
+}  // namespace tilegemm::gpu

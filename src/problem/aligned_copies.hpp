@@ -1,0 +1,109 @@
+// Aligned copies: when A's or B's rows (or columns) are not 16-byte aligned, the fast copy paths
+// are closed to them -- TMA (sm90) and cp.async 16-byte (sm80, warptile) need 16-byte aligned
+// base, leading dimension and batch stride -- and the kernels fall back to element loads, 3-5x
+// slower. For a large problem it is cheaper to copy such an operand once into a buffer whose
+// leading dimension is rounded up to 16 bytes (one read and one write of the operand, at memory
+// speed) and run the GEMM on the copy. This header is the plan (which operands, their new
+// leading dimensions, where they go in one workspace); kernels/aligned_copies.cu makes the copies.
+// Host only, unit-tested (tests/host/test_aligned_copies.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "problem/alignment.hpp"
+#include "problem/matrix_view.hpp"
+#include "tilegemm/tilegemm.hpp"
+
+namespace tilegemm {
+
+// Problems below this many multiply-adds (M x N x K) keep the element-load path: for them the
+// copy's launch would cost about as much as it saves.
+inline constexpr int64_t kAlignedCopyMinWork = int64_t(1) << 26;
+
+// Where the workspace places each copy: offsets are multiples of this (and of 16).
+inline constexpr int64_t kWorkspaceAlignment = 256;
+
+// One operand's copy. A matrix is stored as `lines` lines (rows when row-major, columns when
+// column-major) of `length` contiguous elements, `ld` apart; batch entries `batch_stride` apart.
+struct OperandCopy {
+  bool needed = false;
+  int64_t lines = 0, length = 0;
+  int64_t source_ld = 0, source_batch_stride = 0;
+  int64_t ld = 0, batch_stride = 0;  // of the copy: ld is length rounded up to 16 bytes
+  int64_t entries = 0;               // batch entries copied (1 when the operand is shared)
+  int64_t offset = 0;                // bytes from the workspace's start
+  int64_t bytes = 0;
+};
+
+struct AlignedCopyPlan {
+  OperandCopy a, b;
+  int64_t workspace_bytes = 0;
+  bool any() const { return a.needed || b.needed; }
+};
+
+inline int64_t round_up(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
+
+// The copy of `in`, a rows x cols operand of a problem with `batch_count` entries, if it needs one.
+inline OperandCopy plan_operand_copy(const MatrixInput& in, int64_t rows, int64_t cols,
+                                     int64_t batch_count) {
+  OperandCopy c;
+  const int element_size = dtype_size(in.dtype);
+  const int64_t ld = effective_ld(in.ld, in.layout, rows, cols);
+  if (vector_aligned(in.data, ld, in.batch_stride, element_size)) return c;
+  c.needed = true;
+  c.lines = in.layout == Layout::row_major ? rows : cols;
+  c.length = in.layout == Layout::row_major ? cols : rows;
+  c.source_ld = ld;
+  c.source_batch_stride = in.batch_stride;
+  c.ld = round_up(c.length, 16 / element_size);
+  // An operand shared by every batch entry (batch stride 0) is copied once and stays shared.
+  c.entries = in.batch_stride == 0 ? 1 : batch_count;
+  c.batch_stride = in.batch_stride == 0 ? 0 : c.lines * c.ld;
+  c.bytes = c.entries * c.lines * c.ld * element_size;
+  return c;
+}
+
+// What gemm() copies before running `p` on the GPU (nothing when `enabled` is false, the problem
+// is small or empty, or both operands are aligned).
+inline AlignedCopyPlan plan_aligned_copies(const GemmProblem& p, bool enabled = true) {
+  AlignedCopyPlan plan;
+  if (!enabled || p.m == 0 || p.n == 0 || p.k == 0) return plan;
+  if (double(p.m) * double(p.n) * double(p.k) < double(kAlignedCopyMinWork)) return plan;
+  plan.a = plan_operand_copy(p.a, p.m, p.k, p.batch_count);
+  plan.b = plan_operand_copy(p.b, p.k, p.n, p.batch_count);
+  plan.b.offset = round_up(plan.a.bytes, kWorkspaceAlignment);
+  plan.workspace_bytes = plan.b.offset + plan.b.bytes;
+  return plan;
+}
+
+// The problem as the kernels see it once the copies are made in `workspace`.
+inline GemmProblem with_aligned_copies(const GemmProblem& p, const AlignedCopyPlan& plan,
+                                       void* workspace) {
+  GemmProblem q = p;
+  const auto use = [&](MatrixInput& in, const OperandCopy& c) {
+    if (!c.needed) return;
+    in.data = static_cast<char*>(workspace) + c.offset;
+    in.ld = c.ld;
+    in.batch_stride = c.batch_stride;
+  };
+  use(q.a, plan.a);
+  use(q.b, plan.b);
+  return q;
+}
+
+// For reports: "a, b copied to 16-byte aligned lines: a ld 4093 -> 4096, b ld 4097 -> 4104", or ""
+// when nothing is copied.
+inline std::string describe(const AlignedCopyPlan& plan) {
+  std::string out;
+  const auto add = [&](const char* name, const OperandCopy& c) {
+    if (!c.needed) return;
+    if (!out.empty()) out += ", ";
+    out += std::string(name) + " ld " + std::to_string(c.source_ld) + " -> " + std::to_string(c.ld);
+  };
+  add("a", plan.a);
+  add("b", plan.b);
+  return out.empty() ? out : "operands copied to 16-byte aligned lines first: " + out;
+}
+
+}  // namespace tilegemm

@@ -1,0 +1,108 @@
+// The aligned-copy plan (problem/aligned_copies.hpp): which operands gemm() copies before a GPU
+// run, with what leading dimension, batch stride and place in the workspace.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "problem/aligned_copies.hpp"
+
+namespace tilegemm {
+namespace {
+
+// A stand-in device address: 256-byte aligned unless `offset` says otherwise (never read).
+const void* address(uintptr_t offset = 0) {
+  return reinterpret_cast<const void*>((uintptr_t(1) << 40) + offset);
+}
+
+GemmProblem problem(int64_t m, int64_t n, int64_t k, DType dtype) {
+  GemmProblem p;
+  p.m = m, p.n = n, p.k = k;
+  p.a = {address(), dtype};
+  p.b = {address(uintptr_t(1) << 32), dtype};
+  return p;
+}
+
+TEST(AlignedCopyPlan, AlignedOperandsAreNotCopied) {
+  const GemmProblem p = problem(4096, 4096, 4096, DType::bf16);
+  EXPECT_FALSE(plan_aligned_copies(p).any());
+  EXPECT_EQ(describe(plan_aligned_copies(p)), "");
+}
+
+TEST(AlignedCopyPlan, OddLeadingDimsAreRoundedUpTo16Bytes) {
+  // The unaligned suite's 4095 x 4097 x 4093: row-major A (4095 rows of 4093), B (4093 of 4097).
+  const GemmProblem p = problem(4095, 4097, 4093, DType::bf16);
+  const AlignedCopyPlan plan = plan_aligned_copies(p);
+  ASSERT_TRUE(plan.a.needed && plan.b.needed);
+  EXPECT_EQ(plan.a.lines, 4095);
+  EXPECT_EQ(plan.a.length, 4093);
+  EXPECT_EQ(plan.a.source_ld, 4093);
+  EXPECT_EQ(plan.a.ld, 4096);  // 8 bf16 = 16 bytes
+  EXPECT_EQ(plan.b.lines, 4093);
+  EXPECT_EQ(plan.b.ld, 4104);
+  EXPECT_EQ(plan.a.offset, 0);
+  EXPECT_EQ(plan.a.bytes, 4095 * 4096 * 2);
+  EXPECT_EQ(plan.b.offset % kWorkspaceAlignment, 0);
+  EXPECT_GE(plan.b.offset, plan.a.bytes);
+  EXPECT_EQ(plan.workspace_bytes, plan.b.offset + 4093 * 4104 * 2);
+  EXPECT_EQ(describe(plan),
+            "operands copied to 16-byte aligned lines first: a ld 4093 -> 4096, b ld 4097 -> 4104");
+}
+
+TEST(AlignedCopyPlan, TheCopyIsWhatTheKernelsNeed) {
+  // Whatever the misalignment (leading dim, base pointer, batch stride), layout and element size,
+  // the copied operand passes the 16-byte test the fast paths make, and its lines hold the
+  // operand's.
+  for (DType dtype : {DType::fp32, DType::fp16, DType::bf16, DType::tf32})
+    for (Layout layout : {Layout::row_major, Layout::col_major})
+      for (int variant = 0; variant < 3; ++variant) {
+        GemmProblem p = problem(1000, 600, 700, dtype);
+        p.batch_count = 3;
+        p.a.layout = layout;
+        const int64_t lines = layout == Layout::row_major ? 1000 : 700;
+        const int64_t length = layout == Layout::row_major ? 700 : 1000;
+        p.a.ld = variant == 0 ? length + 1 : length;
+        p.a.data = variant == 1 ? address(dtype_size(dtype)) : address();
+        p.a.batch_stride = lines * p.a.ld + (variant == 2 ? 1 : 0);
+        const AlignedCopyPlan plan = plan_aligned_copies(p);
+        ASSERT_TRUE(plan.a.needed) << variant;
+        EXPECT_FALSE(plan.b.needed);
+        EXPECT_EQ(plan.a.lines, lines);
+        EXPECT_EQ(plan.a.length, length);
+        EXPECT_GE(plan.a.ld, length);
+        EXPECT_EQ(plan.a.entries, 3);
+        const GemmProblem q = with_aligned_copies(p, plan, const_cast<void*>(address()));
+        EXPECT_TRUE(vector_aligned(view_of(q.a, q.m, q.k), dtype_size(dtype))) << variant;
+        EXPECT_EQ(q.a.batch_stride, lines * plan.a.ld);
+        EXPECT_EQ(q.b.data, p.b.data);
+      }
+}
+
+TEST(AlignedCopyPlan, AnOperandSharedByTheBatchIsCopiedOnce) {
+  GemmProblem p = problem(1024, 1024, 1023, DType::fp16);
+  p.batch_count = 4;
+  p.a.batch_stride = 0;  // one A for every batch entry
+  p.b.batch_stride = 1023 * 1024;
+  const AlignedCopyPlan plan = plan_aligned_copies(p);
+  ASSERT_TRUE(plan.a.needed);
+  EXPECT_EQ(plan.a.entries, 1);
+  EXPECT_EQ(plan.a.batch_stride, 0);
+  EXPECT_EQ(plan.a.bytes, 1024 * 1024 * 2);
+  EXPECT_FALSE(plan.b.needed);  // B's rows are 2048 bytes, its batch stride a multiple of 16
+}
+
+TEST(AlignedCopyPlan, SmallEmptyOrDisabledProblemsAreNotCopied) {
+  GemmProblem p = problem(4095, 4097, 4093, DType::bf16);
+  EXPECT_FALSE(plan_aligned_copies(p, /*enabled=*/false).any());
+  p.k = 0;
+  EXPECT_FALSE(plan_aligned_copies(p).any());
+  p = problem(300, 300, 301, DType::bf16);  // 27 M multiply-adds: element loads stay
+  EXPECT_FALSE(plan_aligned_copies(p).any());
+  p = problem(520, 300, 451, DType::bf16);  // 70 M: copied
+  EXPECT_TRUE(plan_aligned_copies(p).a.needed);
+  // A product of extents past 2^63 neither overflows nor wraps below the threshold.
+  p = problem(int64_t(1) << 31, int64_t(1) << 31, (int64_t(1) << 31) + 1, DType::bf16);
+  EXPECT_TRUE(plan_aligned_copies(p).a.needed);
+}
+
+}  // namespace
+}  // namespace tilegemm
