@@ -56,8 +56,9 @@ struct Sm80Shape {
 
 // Compiled shapes, each for fp16, bf16 and tf32. The first eight are the Triton tutorial's
 // autotune list mapped to warp tiles (its 128x256x64 at 3 stages becomes 128x256x32 at 4: tf32
-// doubles the bytes of a stage and 3 x 64 would not fit in 227 KB); then a second 8-warp shape
-// for tall problems, and 128x128 with BLOCK_SIZE_K = 64, half the barriers per mma of the 32.
+// doubles the bytes of a stage and 3 x 64 would not fit in 227 KB); the last is a second 8-warp
+// shape for tall problems. (128x128x64 at 3 stages was built once and dropped unmeasured: its
+// tf32 staged kernels spilled 12 KB, docs/perf-notes.md, sm80 v3.)
 using Shapes = std::tuple<Sm80Shape<128, 256, 32, 64, 64, 4>,   // w8
                           Sm80Shape<64, 256, 32, 64, 64, 4>,    // w4
                           Sm80Shape<128, 128, 32, 64, 64, 4>,   // w4
@@ -66,8 +67,7 @@ using Shapes = std::tuple<Sm80Shape<128, 256, 32, 64, 64, 4>,   // w8
                           Sm80Shape<128, 32, 32, 32, 32, 4>,    // w4
                           Sm80Shape<64, 32, 32, 32, 32, 5>,     // w2
                           Sm80Shape<32, 64, 32, 32, 32, 5>,     // w2
-                          Sm80Shape<256, 128, 32, 64, 64, 4>,   // w8
-                          Sm80Shape<128, 128, 64, 64, 64, 3>>;  // w4
+                          Sm80Shape<256, 128, 32, 64, 64, 4>>;  // w8
 
 // What the element type changes: the K of one mma, and the 16-byte chunk.
 template <typename T>
