@@ -4,8 +4,6 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include <type_traits>
-
 #include "kernels/cuda_check.hpp"
 #include "kernels/sm80/ptx.cuh"
 #include "timing.hpp"
@@ -17,16 +15,20 @@ namespace {
 constexpr int kChains = 8;
 constexpr int kThreads = 256, kBlocksPerSm = 8, kIterations = 2048;
 
-// Each warp issues kIterations x kChains mma.sync on register operands. The operands are 1.0
-// (fp16 0x3C00, bf16 0x3F80, tf32 = fp32 0x3F800000); the sums are written only when they hold
-// an impossible value, which the compiler cannot know, so no mma is optimised away.
+// Each warp issues kIterations x kChains mma.sync on register operands. The chains start from
+// different values (the thread's index) and every operand comes from the kernel's arguments, so
+// the compiler can neither fold chains together nor precompute anything; the sums are written
+// only when they hold an impossible value, so no mma is dead code either. (A first version with
+// constant operands had its eight chains merged into one by the compiler.)
 template <typename T>
-__global__ void __launch_bounds__(kThreads) mma_peak(float* sink) {
-  const uint32_t one = sizeof(T) == 4 ? 0x3F800000u
-                       : std::is_same_v<T, __half> ? 0x3C003C00u
-                                                   : 0x3F803F80u;
-  const uint32_t a[4] = {one, one, one, one}, b[2] = {one, one};
-  float acc[kChains][4] = {};
+__global__ void __launch_bounds__(kThreads) mma_peak(uint32_t operand, float* sink) {
+  const uint32_t a[4] = {operand, operand ^ threadIdx.x, operand, operand},
+                 b[2] = {operand ^ (threadIdx.x << 16), operand};
+  float acc[kChains][4];
+#pragma unroll
+  for (int c = 0; c < kChains; ++c)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) acc[c][r] = float(threadIdx.x * kChains * 4 + c * 4 + r);
   for (int i = 0; i < kIterations; ++i) {
 #pragma unroll
     for (int c = 0; c < kChains; ++c) sm80::mma<T>(acc[c], a, b);
@@ -51,12 +53,19 @@ double measure_mma_sync_tflops(GpuTimer& timer, DType dtype) {
   auto* kernel = dtype == DType::fp16   ? mma_peak<__half>
                  : dtype == DType::bf16 ? mma_peak<__nv_bfloat16>
                                         : mma_peak<float>;
+  // Small operands (fp16 2^-14 pairs, bf16 2^-126 pairs, tf32 ~1e-38): the sums stay finite.
+  const uint32_t operand = dtype == DType::fp16   ? 0x04000400u
+                           : dtype == DType::bf16 ? 0x00800080u
+                                                  : 0x00800000u;
+  Status launched;
   const double ms = timer.median_ms({[&] {
-                                      kernel<<<blocks, kThreads>>>(sink);
-                                      return cuda_status(cudaGetLastError(), "mma_peak");
+                                      kernel<<<blocks, kThreads>>>(operand, sink);
+                                      launched = cuda_status(cudaGetLastError(), "mma_peak");
+                                      return launched;
                                     }},
                                     10)[0];
   cudaFree(sink);
+  if (!launched.ok()) return 0.0;
   // m16n8k16 (16-bit) or m16n8k8 (tf32): 2 * 16 * 8 * K flops per mma.
   const double flops_per_mma = 2.0 * 16 * 8 * (dtype == DType::tf32 ? 8 : 16);
   const double mmas = double(blocks) * (kThreads / 32) * kIterations * kChains;
