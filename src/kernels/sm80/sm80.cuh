@@ -14,7 +14,8 @@
 //              before the math, stores to shared memory after it.
 //              Each warp owns a WM x WN part of the tile. Per 16 (tf32: 8) values of K it loads its
 //              A and B fragments with ldmatrix (transposing for MN-contiguous operands) and issues
-//              (WM/16) x (WN/8) mma.sync.
+//              (WM/16) x (WN/8) mma.sync. With 16-bit inputs on the cp.async path the next step's
+//              fragments are loaded while this step's mma run (two register sets).
 //   epilogue   accumulators -> shared memory -> each thread finishes runs of 8 outputs that are
 //              consecutive in D, so stores are coalesced 16-byte writes; masked at the edges.
 // Shared memory is swizzled (smem_swizzle.hpp) so that cp.async, ldmatrix and the tf32 fragment
