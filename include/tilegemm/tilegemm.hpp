@@ -99,7 +99,8 @@ struct GemmOptions {
   // and the problem is large (M*N*K >= 2^26), copy them first into a workspace with aligned
   // leading dimensions, so the kernels' fast copy paths (TMA, cp.async) can read them. The
   // workspace comes from a memory pool the library keeps per device and keeps reserved between
-  // calls. false: run on the operands as they are (element loads).
+  // calls (without device memory for it, nothing is copied). false: run on the operands as they
+  // are (element loads).
   bool aligned_copies = true;
 };
 

@@ -94,7 +94,9 @@ Status pool_of(int device, cudaMemPool_t* pool) {
 }  // namespace
 
 Status AlignedCopies::make(const GemmProblem& p, const AlignedCopyPlan& plan) {
+  problem_ = p;
   stream_ = p.stream;
+  if (!plan.any()) return Status::success();
   int device = 0;
   if (Status s = cuda_status(cudaGetDevice(&device), "aligned copy: cudaGetDevice"); !s.ok()) {
     return s;
@@ -102,16 +104,24 @@ Status AlignedCopies::make(const GemmProblem& p, const AlignedCopyPlan& plan) {
   cudaMemPool_t pool = nullptr;
   if (Status s = pool_of(device, &pool); !s.ok()) return s;
   const auto stream = static_cast<cudaStream_t>(p.stream);
-  if (Status s = cuda_status(
-          cudaMallocFromPoolAsync(&workspace_, size_t(plan.workspace_bytes), pool, stream),
-          "aligned copy: cudaMallocFromPoolAsync of the workspace");
+  void* workspace = nullptr;
+  const cudaError_t allocated =
+      cudaMallocFromPoolAsync(&workspace, size_t(plan.workspace_bytes), pool, stream);
+  if (allocated == cudaErrorMemoryAllocation) {
+    // No room for the copies: the GEMM still runs, on the operands as they are. The error is
+    // cleared so that the launch checks after it do not report it.
+    cudaGetLastError();
+    return Status::success();
+  }
+  if (Status s = cuda_status(allocated, "aligned copy: cudaMallocFromPoolAsync of the workspace");
       !s.ok()) {
-    workspace_ = nullptr;
     return s;
   }
+  workspace_ = workspace;
   if (Status s = copy_operand(p.a, plan.a, workspace_, stream); !s.ok()) return s;
   if (Status s = copy_operand(p.b, plan.b, workspace_, stream); !s.ok()) return s;
   problem_ = with_aligned_copies(p, plan, workspace_);
+  plan_ = plan;
   return Status::success();
 }
 

@@ -2,6 +2,8 @@
 // aligned (the plan, and why: problem/aligned_copies.hpp).
 #pragma once
 
+#include <string>
+
 #include "problem/aligned_copies.hpp"
 #include "tilegemm/tilegemm.hpp"
 
@@ -17,12 +19,17 @@ class AlignedCopies {
   AlignedCopies& operator=(const AlignedCopies&) = delete;
   ~AlignedCopies();
 
+  // Makes the copies `plan` names. With an empty plan, or when the pool cannot supply the
+  // workspace (out of device memory), it copies nothing and problem() is `problem` itself.
   Status make(const GemmProblem& problem, const AlignedCopyPlan& plan);
-  // The problem with A and/or B replaced by their copies (valid after make() succeeded).
+  // The problem the kernel should run: A and/or B replaced by their copies when made.
   const GemmProblem& problem() const { return problem_; }
+  // For the report: what was copied ("" when nothing was).
+  std::string description() const { return describe(plan_); }
 
  private:
   GemmProblem problem_;
+  AlignedCopyPlan plan_;  // what was copied: empty unless the copies were made
   void* workspace_ = nullptr;
   void* stream_ = nullptr;
 };

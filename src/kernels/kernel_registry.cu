@@ -79,13 +79,13 @@ Status launch(const Kernel& kernel, const GemmProblem& p, const KernelConfig& co
 namespace {
 
 void fill_report(const GemmProblem& p, const GemmOptions& options,
-                 const autotune::Choice& choice, const AlignedCopyPlan& copies,
+                 const autotune::Choice& choice, const std::string& aligned_copies,
                  GemmReport* report) {
   if (report) {
     const bool automatic = options.kernel.empty() || options.kernel == "auto";
     *report = {Backend::gpu, choice.kernel->info.name, choice.config, choice.source,
                choice.source == "given" ? std::string() : autotune::to_string(choice.key),
-               automatic ? auto_kernel_note(p, *choice.kernel) : std::string(), describe(copies)};
+               automatic ? auto_kernel_note(p, *choice.kernel) : std::string(), aligned_copies};
   }
 }
 
@@ -94,15 +94,14 @@ void fill_report(const GemmProblem& p, const GemmOptions& options,
 Status run(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {
   // The copies come first: the kernel, the config and the tuning key are those of the problem
   // the kernel will read.
-  const AlignedCopyPlan copy_plan = plan_aligned_copies(p, options.aligned_copies);
   AlignedCopies copies;
-  if (copy_plan.any()) {
-    if (Status s = copies.make(p, copy_plan); !s.ok()) return s;
+  if (Status s = copies.make(p, plan_aligned_copies(p, options.aligned_copies)); !s.ok()) {
+    return s;
   }
-  const GemmProblem& q = copy_plan.any() ? copies.problem() : p;
+  const GemmProblem& q = copies.problem();
   autotune::Choice choice;
   if (Status s = autotune::choose(q, options, &choice); !s.ok()) return s;
-  fill_report(q, options, choice, copy_plan, report);
+  fill_report(q, options, choice, copies.description(), report);
   return launch(*choice.kernel, q, choice.config);
 }
 
@@ -116,7 +115,7 @@ Status plan(const GemmProblem& p, const GemmOptions& options, GemmReport* report
   if (std::string why = choice.kernel->can_implement(q, choice.config); !why.empty()) {
     return {StatusCode::invalid_argument, why};
   }
-  fill_report(q, options, choice, copy_plan, report);
+  fill_report(q, options, choice, describe(copy_plan), report);
   return Status::success();
 }
 

@@ -348,14 +348,13 @@ Status tune(const GemmProblem& problem, const GemmOptions& options, TuneResult* 
     return {StatusCode::invalid_argument, "m and n must be > 0 to tune (nothing to time)"};
   }
   // Tuned on the problem gemm() would run: with the aligned copies it makes (same tuning key).
-  const AlignedCopyPlan copy_plan = plan_aligned_copies(problem, options.aligned_copies);
   gpu::AlignedCopies copies;
-  if (copy_plan.any()) {
-    if (Status s = copies.make(problem, copy_plan); !s.ok()) return s;
+  if (Status s = copies.make(problem, plan_aligned_copies(problem, options.aligned_copies));
+      !s.ok()) {
+    return s;
   }
   autotune::CacheEntry winner;
-  return autotune::tune_problem(copy_plan.any() ? copies.problem() : problem, options, result,
-                                progress, &winner);
+  return autotune::tune_problem(copies.problem(), options, result, progress, &winner);
 }
 
 }  // namespace tilegemm
