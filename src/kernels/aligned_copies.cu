@@ -10,10 +10,11 @@
 namespace tilegemm::gpu {
 namespace {
 
-// Elements are moved as bits (uint8/16/32_t). One 16-byte vector of the copy per thread: lines along grid y (and z for batch entries),
-// vectors of a line along x. The source is read element by element (its lines are not 16-byte
-// aligned, that is why it is copied; consecutive threads still read consecutive bytes), the copy
-// written in 16-byte stores. The padding past `length` is written with zeros.
+// Elements move as bits (uint8/16/32_t). One 16-byte vector of the copy per thread: lines along
+// grid y (and batch entries along z), vectors of a line along x. The source is read element by
+// element (its lines are not 16-byte aligned, which is why it is copied; consecutive threads still
+// read consecutive bytes), the copy written in 16-byte stores. The padding past `length` is
+// written with zeros.
 template <typename T>
 __global__ void copy_lines(const T* __restrict__ source, int64_t source_ld, int64_t source_batch,
                            T* __restrict__ copy, int64_t ld, int64_t batch, int64_t lines,
@@ -24,7 +25,7 @@ __global__ void copy_lines(const T* __restrict__ source, int64_t source_ld, int6
   for (int64_t e = blockIdx.z; e < entries; e += gridDim.z) {
     for (int64_t line = blockIdx.y; line < lines; line += gridDim.y) {
       const T* from = source + e * source_batch + line * source_ld + first;
-      T values[V];
+      alignas(16) T values[V];
 #pragma unroll
       for (int j = 0; j < V; ++j) values[j] = first + j < length ? from[j] : T(0);
       *reinterpret_cast<uint4*>(copy + e * batch + line * ld + first) =

@@ -42,7 +42,8 @@ struct AlignedCopyPlan {
   bool any() const { return a.needed || b.needed; }
 };
 
-inline int64_t round_up(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
+// x rounded up to a multiple of `multiple` (cdiv: schedule/tile_order.hpp, via matrix_view.hpp).
+constexpr int64_t round_up(int64_t x, int64_t multiple) { return cdiv(x, multiple) * multiple; }
 
 // The copy of `in`, a rows x cols operand of a problem with `batch_count` entries, if it needs one.
 inline OperandCopy plan_operand_copy(const MatrixInput& in, int64_t rows, int64_t cols,
