@@ -89,6 +89,7 @@ BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o, DType dtype
   r.tilegemm_gbs = w->min_bytes() / (ms[0] * 1e-3) / 1e9;
   // Same measure as `run --check`; NaN or inf in our output reads as +inf.
   r.relative_error = reference::relative_error(ours, theirs);
+  r.note = report.aligned_copies;
   return r;
 }
 
@@ -108,6 +109,7 @@ void print_row(const BenchRow& r) {
       r.suite.c_str(), (long long)r.m, (long long)r.n, (long long)r.k, r.dtype.c_str(),
       r.layouts.c_str(), r.kernel.c_str(), r.config.c_str(), r.tilegemm_tflops, r.cublas_tflops,
       r.ratio, r.percent_of_ceiling, r.tilegemm_gbs, r.relative_error);
+  if (!r.note.empty()) std::printf("          note: %s\n", r.note.c_str());
   std::fflush(stdout);
 }
 

@@ -60,14 +60,24 @@ std::vector<BenchShape> parse_shapes(const std::string& text, std::string* error
   return out;
 }
 
+namespace {
+// A CSV field in double quotes, its quotes doubled (RFC 4180): the note holds commas.
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + '"';
+}
+}  // namespace
+
 void write_csv(std::ostream& out, const std::vector<BenchRow>& rows) {
   out << "suite,m,n,k,dtype,layouts,kernel,config,tilegemm_ms,cublas_ms,tilegemm_tflops,"
-         "cublas_tflops,ratio,percent_of_ceiling,tilegemm_gbs,relative_error\n";
+         "cublas_tflops,ratio,percent_of_ceiling,tilegemm_gbs,relative_error,note\n";
   for (const auto& r : rows) {
     out << r.suite << ',' << r.m << ',' << r.n << ',' << r.k << ',' << r.dtype << ',' << r.layouts
         << ',' << r.kernel << ',' << r.config << ',' << std::setprecision(6) << r.tilegemm_ms << ','
         << r.cublas_ms << ',' << r.tilegemm_tflops << ',' << r.cublas_tflops << ',' << r.ratio
-        << ',' << r.percent_of_ceiling << ',' << r.tilegemm_gbs << ',' << r.relative_error << '\n';
+        << ',' << r.percent_of_ceiling << ',' << r.tilegemm_gbs << ',' << r.relative_error << ','
+        << quoted(r.note) << '\n';
   }
 }
 
@@ -89,7 +99,8 @@ void write_json(std::ostream& out, const std::vector<BenchRow>& rows) {
                  {"ratio", r.ratio},
                  {"percent_of_ceiling", r.percent_of_ceiling},
                  {"tilegemm_gbs", r.tilegemm_gbs},
-                 {"relative_error", r.relative_error}});
+                 {"relative_error", r.relative_error},
+                 {"note", r.note}});
   }
   out << j.dump(2) << '\n';
 }

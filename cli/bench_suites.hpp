@@ -29,6 +29,7 @@ struct BenchRow {
   double percent_of_ceiling = 0;  // tilegemm vs the measured cuBLAS peak of the dtype
   double tilegemm_gbs = 0;        // achieved bandwidth over the minimum bytes
   double relative_error = 0;      // tilegemm vs cuBLAS
+  std::string note;  // what gemm() did first, e.g. the aligned copies (GemmReport::aligned_copies)
 };
 
 void write_csv(std::ostream& out, const std::vector<BenchRow>& rows);

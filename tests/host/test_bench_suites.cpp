@@ -69,6 +69,21 @@ TEST(BenchSuites, CsvHasAHeaderAndOneLinePerRow) {
             std::string::npos);
 }
 
+TEST(BenchSuites, CsvNoteIsOneQuotedField) {
+  BenchRow r = row("unaligned", 10, 20);
+  r.note = "operands copied to 16-byte aligned lines first: a ld 4093 -> 4096, b ld 4097 -> 4104";
+  std::ostringstream out;
+  write_csv(out, {r, row("square", 10, 20)});
+  const std::string csv = out.str();
+  EXPECT_NE(csv.find(",relative_error,note\n"), std::string::npos);
+  EXPECT_NE(csv.find(",\"" + r.note + "\"\n"), std::string::npos);
+  EXPECT_NE(csv.find(",\"\"\n"), std::string::npos);  // an empty note
+  r.note = "say \"x\"";
+  out.str("");
+  write_csv(out, {r});
+  EXPECT_NE(out.str().find(",\"say \"\"x\"\"\"\n"), std::string::npos);
+}
+
 TEST(BenchSuites, JsonRoundTrips) {
   std::ostringstream out;
   write_json(out, {row("square", 10, 20)});
