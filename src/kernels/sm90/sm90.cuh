@@ -306,14 +306,20 @@ __device__ __forceinline__ void store_tma(const CUtensorMap& map_d, unsigned cha
 
 // ---- the kernel ---------------------------------------------------------------------------
 
+// How the epilogue takes a tile's outputs to D, decided once per launch on the host (launch_shape).
+enum class StoreRoute {
+  tma,     // D = alpha * AB, 16-bit, row-major, described by map_d: shared memory + TMA stores
+  scaled,  // D = alpha * AB, 16-bit, row-major with aligned pairs: pairs from registers
+  general  // the whole epilogue (beta*C, bias, activation, any D), rolled
+};
+
 // A_MN / B_MN: the operand is MN-major in memory (column-major A, row-major B). `pairs`: D is
-// row-major with 2-element aligned rows. `tma_store`: D = alpha * AB, 16-bit, row-major and
-// described by map_d: the epilogue goes through shared memory and TMA.
+// row-major with 2-element aligned rows.
 template <typename T, class S, bool A_MN, bool B_MN>
 __global__ void __launch_bounds__(S::kThreads, 1)
     sm90_gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
               const __grid_constant__ CUtensorMap map_d, GemmArgs args, bool pairs,
-              bool tma_store) {
+              StoreRoute route) {
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
   constexpr OperandTile kTileA{S::BM, A_MN}, kTileB{S::BN, B_MN};
   constexpr uint32_t kStageBytes = kTileA.bytes() + kTileB.bytes();
@@ -440,12 +446,10 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       const int64_t row0 = work.tile.pid_m * S::BM + consumer * S::WM + warp * 16 + lane / 4;
       const int64_t col0 = work.tile.pid_n * S::BN + 2 * (lane % 4);
       const EpilogueParams& e = args.epilogue;
-      const bool plain = pairs && e.beta == 0.0f && e.bias == nullptr &&
-                         e.activation == Activation::none && e.d.dtype != DType::fp32;
 #pragma unroll
       for (int i = 0; i < S::kMmaM; ++i) {
         const int64_t row = row0 + i * 64;
-        if (tma_store) {
+        if (route == StoreRoute::tma) {
           const int tile_row = int(work.tile.pid_m * S::BM) + consumer * S::WM + i * 64;
           const int tile_col = int(work.tile.pid_n * S::BN);
           if (e.d.dtype == DType::bf16) {
@@ -455,9 +459,9 @@ __global__ void __launch_bounds__(S::kThreads, 1)
             store_tma<__half2>(map_d, my_chunks, stores, acc[i], e.alpha, tile_row, tile_col,
                                int(work.batch), consumer);
           }
-        } else if (plain && e.d.dtype == DType::bf16) {
+        } else if (route == StoreRoute::scaled && e.d.dtype == DType::bf16) {
           store_scaled<__nv_bfloat162>(e, work.batch, row, col0, acc[i], args.m, args.n);
-        } else if (plain) {
+        } else if (route == StoreRoute::scaled) {
           store_scaled<__half2>(e, work.batch, row, col0, acc[i], args.m, args.n);
         } else {
           finish_rolled(e, work.batch, row, col0, acc[i], args.m, args.n, pairs);
@@ -465,7 +469,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       }
     }
     // The consumer's TMA stores must be complete before the CTA (and its shared memory) ends.
-    if (tma_store && threadIdx.x % 128 == 0) {
+    if (route == StoreRoute::tma && threadIdx.x % 128 == 0) {
       cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
     }
   }
@@ -475,6 +479,25 @@ __global__ void __launch_bounds__(S::kThreads, 1)
 }
 
 // ---- launch -------------------------------------------------------------------------------
+
+// A launch of `programs` programs of `threads` threads, in clusters of `cluster_size` along x
+// (plain, with no cluster attribute, when it is 1). `cluster` is the attribute's storage, which
+// the returned config points to. Shared by the occupancy query and the launch.
+inline cudaLaunchConfig_t launch_config(int programs, int cluster_size, int threads,
+                                        int shared_bytes, cudaStream_t stream,
+                                        cudaLaunchAttribute* cluster) {
+  *cluster = {};
+  cluster->id = cudaLaunchAttributeClusterDimension;
+  cluster->val.clusterDim = {unsigned(cluster_size), 1, 1};
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(unsigned(programs));
+  config.blockDim = dim3(unsigned(threads));
+  config.dynamicSmemBytes = size_t(shared_bytes);
+  config.stream = stream;
+  config.attrs = cluster;
+  config.numAttrs = cluster_size > 1 ? 1 : 0;
+  return config;
+}
 
 // The most clusters of `cluster_size` programs of `kernel` that fit on the device at once. Asked
 // once per device and cluster size, and the answer reused for every sm90 kernel (they share one
@@ -490,15 +513,9 @@ Status max_active_clusters(Kernel* kernel, int device, int cluster_size, int sha
     *clusters = it->second;
     return Status::success();
   }
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim = {unsigned(cluster_size), 1, 1};
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(unsigned(cluster_size));
-  config.blockDim = dim3(unsigned(threads));
-  config.dynamicSmemBytes = size_t(shared_bytes);
-  config.attrs = &cluster;
-  config.numAttrs = 1;
+  cudaLaunchAttribute cluster;
+  const cudaLaunchConfig_t config =
+      launch_config(cluster_size, cluster_size, threads, shared_bytes, nullptr, &cluster);
   if (Status s = cuda_status(cudaOccupancyMaxActiveClusters(clusters, kernel, &config),
                              "sm90: cudaOccupancyMaxActiveClusters");
       !s.ok()) {
@@ -528,8 +545,10 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
   const bool pairs = d.stride.col == 1 && reinterpret_cast<uintptr_t>(d.data) % 8 == 0 &&
                      d.stride.row % 2 == 0 && d.batch_stride % 2 == 0;
   CUtensorMap map_d{};
-  const bool tma_store = tma_storable(args);
-  if (tma_store) {
+  const StoreRoute route = tma_storable(args)            ? StoreRoute::tma
+                           : pairs && scaled_16bit(args) ? StoreRoute::scaled
+                                                         : StoreRoute::general;
+  if (route == StoreRoute::tma) {
     if (Status s = encode_operand_map(output_d(args), kStoreRows, &map_d); !s.ok()) return s;
   }
 
@@ -556,19 +575,12 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
       if (!status.ok()) return;
     }
     const int64_t clusters = items < slots ? items : slots;
-    cudaLaunchAttribute cluster{};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim = {unsigned(S::kClusterM), 1, 1};
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(unsigned(clusters * S::kClusterM));
-    config.blockDim = dim3(unsigned(S::kThreads));
-    config.dynamicSmemBytes = size_t(kSmem);
-    config.stream = stream;
-    config.attrs = &cluster;
-    config.numAttrs = S::kClusterM > 1 ? 1 : 0;
-    status = cuda_status(
-        cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_d, args, pairs, tma_store),
-        "sm90_gemm: cudaLaunchKernelEx");
+    cudaLaunchAttribute cluster;
+    const cudaLaunchConfig_t config = launch_config(int(clusters * S::kClusterM), S::kClusterM,
+                                                    S::kThreads, kSmem, stream, &cluster);
+    status =
+        cuda_status(cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_d, args, pairs, route),
+                    "sm90_gemm: cudaLaunchKernelEx");
     if (status.ok()) status = check_launch("sm90_gemm");
   };
   using Yes = std::true_type;

@@ -29,11 +29,15 @@ OperandShape output_d(const GemmArgs& args) {  // M x N, row-major
   return {d.data, d.dtype, args.m, args.n, false, d.stride.row, args.batch_count, d.batch_stride};
 }
 
-bool tma_storable(const GemmArgs& args) {
+bool scaled_16bit(const GemmArgs& args) {
   const EpilogueParams& e = args.epilogue;
   const bool plain = e.beta == 0.0f && e.bias == nullptr && e.activation == Activation::none;
-  const bool sixteen_bit = e.d.dtype == DType::fp16 || e.d.dtype == DType::bf16;
-  return plain && sixteen_bit && e.d.stride.col == 1 && tma_check(output_d(args), "d").empty();
+  return plain && (e.d.dtype == DType::fp16 || e.d.dtype == DType::bf16);
+}
+
+bool tma_storable(const GemmArgs& args) {
+  return scaled_16bit(args) && args.epilogue.d.stride.col == 1 &&
+         tma_check(output_d(args), "d").empty();
 }
 
 std::string tma_check(const OperandShape& op, const char* name) {

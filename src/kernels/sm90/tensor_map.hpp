@@ -25,8 +25,10 @@ OperandShape operand_b(const GemmArgs& args);
 // D (row-major) in the same terms: M rows of N contiguous values.
 OperandShape output_d(const GemmArgs& args);
 
-// Whether the epilogue can store D with TMA: D = alpha * AB (no beta*C, bias or activation) in
-// fp16 or bf16, row-major, and a tensor map can describe it (tma_check).
+// Whether the epilogue is D = alpha * AB (no beta*C, bias or activation) with D in fp16 or bf16.
+bool scaled_16bit(const GemmArgs& args);
+// Whether the epilogue can store D with TMA: scaled_16bit, D row-major, and a tensor map can
+// describe it (tma_check).
 bool tma_storable(const GemmArgs& args);
 
 // Empty when TMA can describe the operand; else why not, naming the operand (`name`: "a", "b").
