@@ -55,7 +55,9 @@ Status run(const GemmProblem& problem, const GemmOptions& options, GemmReport* r
 Status plan(const GemmProblem& problem, const GemmOptions& options, GemmReport* report);
 
 // Launches one kernel and config on a validated problem (no choice made): checks can_implement.
-Status launch(const Kernel& kernel, const GemmProblem& problem, const KernelConfig& config);
+// `stream_k`: GemmOptions::stream_k.
+Status launch(const Kernel& kernel, const GemmProblem& problem, const KernelConfig& config,
+              bool stream_k = false);
 
 // Number of CUDA devices (0 when none or no driver).
 int device_count();
