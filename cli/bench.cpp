@@ -20,7 +20,6 @@ struct BenchOptions {
   std::string suite = "square", shapes_file, dtype = "bf16", layouts = "NN", kernel = "auto";
   std::string config, autotune, csv, json, plot;
   int reps = 20;
-  bool stream_k = false;
 };
 
 // "NN" = A row-major (not transposed), B row-major; "T" = that operand column-major, i.e. the
@@ -128,7 +127,6 @@ void bench_command(const BenchOptions& o) {
   options.kernel = o.kernel;
   options.config = config_option(o.config);
   options.autotune = autotune_option(o.autotune);
-  options.stream_k = o.stream_k;
   if (devices().empty()) fail("bench needs a CUDA device (it compares with cuBLAS)");
 
   GpuTimer timer;
@@ -196,8 +194,6 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--autotune", o.autotune,
                   "off, on-miss or always (default: $TILEGEMM_AUTOTUNE, else off)");
   cmd->add_option("--reps", o.reps, "timed repetitions per implementation")->capture_default_str();
-  cmd->add_flag("--stream-k", o.stream_k,
-                "sm90: Stream-K for few, long tiles (GemmOptions::stream_k)");
   cmd->add_option("--csv", o.csv, "write the table as CSV");
   cmd->add_option("--json", o.json, "write the table as JSON");
   cmd->add_option("--plot", o.plot, "draw TFLOP/s against size (.png or .svg; needs matplotlib)");

@@ -18,7 +18,6 @@ struct RunOptions {
   float alpha = 1.0f, beta = 0.0f;
   std::string activation = "none", backend = "auto", kernel = "auto", config, autotune;
   bool bias = false, check = false, json = false, in_place = false, no_aligned_copies = false;
-  bool stream_k = false;
   int reps = 0;
   uint64_t seed = 1;
 };
@@ -50,7 +49,6 @@ void run_command(const RunOptions& o) {
   options.config = config_option(o.config);
   options.autotune = autotune_option(o.autotune);
   options.aligned_copies = !o.no_aligned_copies;
-  options.stream_k = o.stream_k;
   if (spec.m < 0 || spec.n < 0 || spec.k < 0) fail("M, N and K must be >= 0");
   if (spec.batch_count < 1) fail("--batch must be >= 1");
 
@@ -186,9 +184,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--autotune", o.autotune,
                   "off, on-miss or always (default: $TILEGEMM_AUTOTUNE, else off)");
   cmd->add_flag("--no-aligned-copies", o.no_aligned_copies,
-                "GPU: never copy A or B to 16-byte aligned lines first (see docs/design.md)");
-  cmd->add_flag("--stream-k", o.stream_k,
-                "GPU (sm90): share the K steps of few, long tiles among SMs (see docs/hopper.md)");
+               "GPU: never copy A or B to 16-byte aligned lines first (see docs/design.md)");
   cmd->add_flag("--check", o.check, "compare with the float64 reference; exit 1 on failure");
   cmd->add_option("--reps", o.reps, "timed repetitions (default 20 on GPU, 3 on CPU)");
   cmd->add_option("--seed", o.seed, "random seed of the inputs")->capture_default_str();

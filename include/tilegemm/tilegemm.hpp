@@ -102,13 +102,6 @@ struct GemmOptions {
   // calls (without device memory for it, nothing is copied). false: run on the operands as they
   // are (element loads).
   bool aligned_copies = true;
-  // GPU backend, sm90 without clusters: when a problem has fewer tiles than SMs and long K,
-  // share each tile's K steps among several programs (Stream-K; docs/hopper.md), whose partial
-  // sums meet in a workspace the library keeps per device and stream (about 17 MB on an H100).
-  // The split depends only on the shape and the SM count, so results are reproducible. Off by
-  // default: on the H100 it beat the best whole-tile config on one of four such shapes measured
-  // (16 x 4096 x 4096, +5 %) and lost on the others (docs/perf-notes.md, sm90 v6).
-  bool stream_k = false;
 };
 
 // What a call ran (filled by gemm() when `report` is given).

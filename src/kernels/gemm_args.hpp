@@ -16,10 +16,9 @@ struct GemmArgs {
   MatrixView b;  // K x N
   EpilogueParams epilogue;
   int group_size_m = 8;
-  bool stream_k = false;  // GemmOptions::stream_k
 };
 
-inline GemmArgs make_gemm_args(const GemmProblem& p, int group_size_m, bool stream_k = false) {
+inline GemmArgs make_gemm_args(const GemmProblem& p, int group_size_m) {
   GemmArgs args;
   args.m = p.m;
   args.n = p.n;
@@ -29,7 +28,6 @@ inline GemmArgs make_gemm_args(const GemmProblem& p, int group_size_m, bool stre
   args.b = view_of(p.b, p.k, p.n);
   args.epilogue = make_epilogue_params(p);
   args.group_size_m = group_size_m;
-  args.stream_k = stream_k;
   return args;
 }
 

@@ -65,8 +65,7 @@ std::string auto_kernel_note(const GemmProblem& p, const Kernel& chosen) {
   return note;
 }
 
-Status launch(const Kernel& kernel, const GemmProblem& p, const KernelConfig& config,
-              bool stream_k) {
+Status launch(const Kernel& kernel, const GemmProblem& p, const KernelConfig& config) {
   if (std::string why = kernel.can_implement(p, config); !why.empty()) {
     return {StatusCode::invalid_argument, why};
   }
@@ -74,7 +73,7 @@ Status launch(const Kernel& kernel, const GemmProblem& p, const KernelConfig& co
     return {StatusCode::not_supported, "the problem has more output tiles than one launch holds"};
   }
   if (p.m == 0 || p.n == 0) return Status::success();
-  return kernel.launch(make_gemm_args(p, config.group_size_m, stream_k), config, p.stream);
+  return kernel.launch(make_gemm_args(p, config.group_size_m), config, p.stream);
 }
 
 namespace {
@@ -103,7 +102,7 @@ Status run(const GemmProblem& p, const GemmOptions& options, GemmReport* report)
   autotune::Choice choice;
   if (Status s = autotune::choose(q, options, &choice); !s.ok()) return s;
   fill_report(q, options, choice, copies.description(), report);
-  return launch(*choice.kernel, q, choice.config, options.stream_k);
+  return launch(*choice.kernel, q, choice.config);
 }
 
 Status plan(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {

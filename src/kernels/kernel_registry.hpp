@@ -55,9 +55,7 @@ Status run(const GemmProblem& problem, const GemmOptions& options, GemmReport* r
 Status plan(const GemmProblem& problem, const GemmOptions& options, GemmReport* report);
 
 // Launches one kernel and config on a validated problem (no choice made): checks can_implement.
-// `stream_k`: GemmOptions::stream_k.
-Status launch(const Kernel& kernel, const GemmProblem& problem, const KernelConfig& config,
-              bool stream_k = false);
+Status launch(const Kernel& kernel, const GemmProblem& problem, const KernelConfig& config);
 
 // Number of CUDA devices (0 when none or no driver).
 int device_count();

@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "gemm_check.hpp"
-#include "schedule/stream_k.hpp"
 
 namespace tilegemm {
 namespace {
@@ -162,46 +161,6 @@ TEST_F(GpuKernels, LargeUnalignedProblemsRunOnAlignedCopies) {
         const bool wgmma = hopper() && (dtype == DType::fp16 || dtype == DType::bf16);
         if (wgmma) EXPECT_EQ(report.kernel, copies ? "sm90" : "sm80") << testing::describe(s);
       }
-}
-
-TEST_F(GpuKernels, StreamKSharesTheKStepsOfFewTilesAndMatchesTheReference) {
-  // Fewer tiles than SMs and long K, so that sm90 without clusters shares each tile's K steps
-  // among several programs (schedule/stream_k.hpp; the test asserts that it does): 200 x 304 x
-  // 8192 in a batch of 2, and 600 x 500 x 4096. Each tile is finished by one program from the
-  // partial sums of about twenty others. Each shape runs with the TMA-store epilogue (alpha only,
-  // 16-bit D), again with Stream-K off, and with the general one (beta, bias, gelu, fp32 D,
-  // column-major A).
-  if (!hopper()) GTEST_SKIP() << "Stream-K is the sm90 kernel's schedule";
-  const int sms = devices().front().sm_count;
-  const int64_t shapes[][4] = {{200, 304, 8192, 2}, {600, 500, 4096, 1}};
-  uint64_t seed = 4000;
-  for (const KernelCase& kc : every_kernel_config()) {
-    if (kc.options.kernel != "sm90") continue;
-    const KernelConfig& c = *kc.options.config;
-    for (const auto& shape : shapes)
-      for (int variant = 0; variant < 3; ++variant) {
-        const bool general = variant == 2;
-        WorkloadSpec s = spec_of(shape[0], shape[1], shape[2], general ? DType::fp16 : DType::bf16);
-        s.batch_count = shape[3];
-        s.alpha = 0.75f;
-        if (general) {
-          s.output_dtype = DType::fp32;
-          s.beta = 0.5f;
-          s.bias = true;
-          s.activation = Activation::gelu;
-          s.layout_a = Layout::col_major;
-        }
-        s.seed = seed++;
-        const int64_t items =
-            cluster_items(s.m, s.n, c.block_m, c.block_n, s.batch_count, c.cluster_m);
-        const StreamK split = choose_stream_k(items, int(cdiv(s.k, c.block_k)), sms,
-                                              fixup_steps(c.block_m, c.block_n));
-        if (c.cluster_m == 1) EXPECT_GT(split.sk_items, 0) << to_string(c);
-        GemmOptions o = kc.options;
-        o.stream_k = variant != 1;
-        expect_matches_reference(s, o);
-      }
-  }
 }
 
 TEST_F(GpuKernels, AlignedPaddedLeadingDimsTakeTheVectorPath) {

@@ -46,39 +46,6 @@ std::string problem_check(const GemmProblem& p) {
 }
 
 }  // namespace
-
-Status stream_k_workspace(int device, cudaStream_t stream, int programs, StreamKWorkspace* ws) {
-  static std::mutex mutex;
-  static std::map<std::pair<int, cudaStream_t>, std::pair<int, StreamKWorkspace>> made;
-  std::lock_guard lock(mutex);
-  if (auto it = made.find({device, stream}); it != made.end() && it->second.first >= programs) {
-    *ws = it->second.second;
-    return Status::success();
-  }
-  // (programs never exceeds the device's SM count, so a stream's workspace is made once; were
-  // it ever outgrown, the old one would stay allocated rather than be freed under a kernel.)
-  const size_t slots = size_t(programs) * kMathWarpgroups;
-  void* memory = nullptr;
-  if (Status s =
-          cuda_status(cudaMalloc(&memory, slots * (kSlotFloats * sizeof(float) + sizeof(int))),
-                      "sm90: cudaMalloc(Stream-K workspace)");
-      !s.ok()) {
-    cudaGetLastError();  // out of memory is not sticky: the caller runs whole tiles instead
-    return s;
-  }
-  StreamKWorkspace made_now{static_cast<float*>(memory), nullptr};
-  made_now.flags = reinterpret_cast<int*>(made_now.partials + slots * kSlotFloats);
-  if (Status s = cuda_status(cudaMemsetAsync(made_now.flags, 0, slots * sizeof(int), stream),
-                             "sm90: cudaMemsetAsync(Stream-K flags)");
-      !s.ok()) {
-    cudaFree(memory);
-    return s;
-  }
-  made[{device, stream}] = {programs, made_now};
-  *ws = made_now;
-  return Status::success();
-}
-
 }  // namespace tilegemm::sm90
 
 namespace tilegemm::gpu {

@@ -17,10 +17,7 @@
 //   schedule   persistent: one CTA per SM walks work items blockIdx.x, + gridDim.x, ... in the
 //              library's grouped order (schedule/tile_order.hpp: persistent_tile). The producer
 //              runs ahead into the next tile while the consumers finish the last one, so the
-//              epilogue of one tile overlaps the loads of the next. Opt-in (GemmOptions::
-//              stream_k), a problem of fewer tiles than SMs has each tile's K steps shared among
-//              several programs (Stream-K, schedule/stream_k.hpp), whose partial sums meet in a
-//              global workspace.
+//              epilogue of one tile overlaps the loads of the next.
 //   mainloop   per stage, each consumer issues 4 x (WM/64) wgmma m64nBNk16, commits them, and
 //              waits until only this stage's group is in flight, then frees the previous stage.
 //   epilogue   D = alpha*AB in fp16/bf16, row-major, that a tensor map can describe: through
@@ -49,7 +46,6 @@
 #include "kernels/sm90/smem_layout.hpp"
 #include "kernels/sm90/tensor_map.hpp"
 #include "kernels/sm90/wgmma_ops.cuh"
-#include "schedule/stream_k.hpp"
 
 namespace tilegemm::sm90 {
 
@@ -99,20 +95,6 @@ using Shapes = std::tuple<Sm90Shape<128, 256, 4>, Sm90Shape<128, 256, 4, 2>, Sm9
 // Registers per thread after the hand-over: 128 x 40 + 256 x 232 = 64512 of the SM's 65536.
 constexpr int kProducerRegisters = 40;
 constexpr int kConsumerRegisters = 232;
-
-// Stream-K's meeting place in global memory (schedule/stream_k.hpp): program p's consumer c keeps
-// its partial sums in slot p * kMathWarpgroups + c (kSlotFloats floats, enough for the largest
-// tile) and raises flag p * kMathWarpgroups + c when they are there. The program that finishes
-// the tile lowers the flag again after reading the slot, so every launch leaves the flags zero.
-struct StreamKWorkspace {
-  float* partials = nullptr;
-  int* flags = nullptr;
-};
-constexpr int kSlotFloats = 128 * 256 / kMathWarpgroups;
-
-// The workspace of (device, stream) for up to `programs` programs: made, zeroed, on first use
-// and kept for the process (one per stream, so concurrent streams never share flags).
-Status stream_k_workspace(int device, cudaStream_t stream, int programs, StreamKWorkspace* ws);
 
 // ---- device helpers ----------------------------------------------------------------------------
 
@@ -320,50 +302,6 @@ __device__ __forceinline__ void store_tma(const CUtensorMap& map_d, unsigned cha
     ++stores;
   }
 }
-
-// Stream-K partial sums of one consumer: its M x N accumulators per thread as float4s, laid out
-// so that each warp's store covers 512 contiguous bytes: element (i, 4q + e) of thread t at
-// float ((i * N / 4 + q) * 128 + t) * 4 + e of the slot.
-template <int M, int N>
-__device__ __forceinline__ void save_partial(float* slot, const float (&acc)[M][N]) {
-  float4* out = reinterpret_cast<float4*>(slot) + threadIdx.x % 128;
-#pragma unroll
-  for (int i = 0; i < M; ++i)
-#pragma unroll
-    for (int q = 0; q < N / 4; ++q) {
-      out[(i * N / 4 + q) * 128] =
-          make_float4(acc[i][4 * q], acc[i][4 * q + 1], acc[i][4 * q + 2], acc[i][4 * q + 3]);
-    }
-}
-// Reads through L2 (ld.global.cg): the slot was written by another SM.
-template <int M, int N>
-__device__ __forceinline__ void add_partial(const float* slot, float (&acc)[M][N]) {
-  const float4* in = reinterpret_cast<const float4*>(slot) + threadIdx.x % 128;
-#pragma unroll
-  for (int i = 0; i < M; ++i)
-#pragma unroll
-    for (int q = 0; q < N / 4; ++q) {
-      const float4 v = __ldcg(in + (i * N / 4 + q) * 128);
-      acc[i][4 * q] += v.x;
-      acc[i][4 * q + 1] += v.y;
-      acc[i][4 * q + 2] += v.z;
-      acc[i][4 * q + 3] += v.w;
-    }
-}
-
-// The flag protocol, at GPU scope: the writer's threads store their slot, meet at the
-// warpgroup's barrier, and one of them fences and raises the flag; the reader's one thread spins
-// on an acquiring load, then meets its warpgroup, which then reads the slot.
-__device__ __forceinline__ void raise_flag(int* flag) {
-  __threadfence();
-  asm volatile("st.relaxed.gpu.global.b32 [%0], %1;\n" ::"l"(flag), "r"(1) : "memory");
-}
-__device__ __forceinline__ void wait_flag(const int* flag) {
-  int raised = 0;
-  do {
-    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(raised) : "l"(flag) : "memory");
-  } while (raised == 0);
-}
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
 
 // ---- the kernel ---------------------------------------------------------------------------
@@ -381,7 +319,7 @@ template <typename T, class S, bool A_MN, bool B_MN>
 __global__ void __launch_bounds__(S::kThreads, 1)
     sm90_gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
               const __grid_constant__ CUtensorMap map_d, GemmArgs args, bool pairs,
-              StoreRoute route, StreamK split, StreamKWorkspace workspace) {
+              StoreRoute route) {
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
   constexpr OperandTile kTileA{S::BM, A_MN}, kTileB{S::BN, B_MN};
   constexpr uint32_t kStageBytes = kTileA.bytes() + kTileB.bytes();
@@ -416,11 +354,17 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     __syncthreads();
   }
 
-  // The persistent walk (`split`, made on the host): this program's cluster takes work items
-  // p, p + G, ... whole, then, under Stream-K, the segments of its share of the shared items' K
-  // steps. Clusters always take whole items.
-  const int program = int(blockIdx.x) / kCluster;
-  const auto item_at = [&](int64_t item) {
+  // The persistent walk: this program's cluster takes work items first, first + step, ... below
+  // `count`, in 32 bits (problem_check), which saves the consumers registers.
+  struct Walk {
+    int first, step, count;
+  };
+  const auto walk = [&] {
+    return Walk{int(blockIdx.x) / kCluster, int(gridDim.x) / kCluster,
+                int(cluster_items(args.m, args.n, S::BM, S::BN, args.batch_count, kCluster))};
+  };
+  const int k_tiles = int(cdiv(args.k, kBlockK));
+  const auto item_at = [&](int item) {
     return cluster_tile(item, rank(), args.m, args.n, S::BM, S::BN, args.group_size_m, kCluster);
   };
 
@@ -433,15 +377,15 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       constexpr uint16_t kMulticast = kCluster > 1 ? uint16_t((1u << kCluster) - 1) : 0;
       int stage = 0;
       uint32_t phase = 0;
-      Segment segment;
-      for (StreamKWalk walk(split, program); walk.next(&segment);) {
-        const BatchedTile work = item_at(segment.item);
+      const Walk w = walk();
+      for (int item = w.first; item < w.count; item += w.step) {
+        const BatchedTile work = item_at(item);
         // A program below the matrix (last cluster row) loads the last real A tile: its B part
         // is what matters, and it writes nothing.
         const int64_t tile_rows = cdiv(args.m, S::BM);
         const int64_t pid_m = work.tile.pid_m < tile_rows ? work.tile.pid_m : tile_rows - 1;
         const int m0 = int(pid_m * S::BM), n0 = int(work.tile.pid_n * S::BN);
-        for (int kt = segment.k_begin; kt < segment.k_end; ++kt) {
+        for (int kt = 0; kt < k_tiles; ++kt) {
           // A fresh barrier counts as having completed the phase before its first, so the first
           // pass over the ring does not wait. In a cluster this also waits for the other
           // programs' consumers: the multicast below writes into their stage too.
@@ -467,10 +411,10 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     int stores = 0;  // TMA-stored chunks of D
     unsigned char* const my_chunks = store_chunks + consumer * kStoreBuffers * kStoreChunkBytes;
     float acc[S::kMmaM][S::BN / 2];
-    Segment segment;
-    for (StreamKWalk walk(split, program); walk.next(&segment);) {
-      const BatchedTile work = item_at(segment.item);
-      for (int kt = segment.k_begin; kt < segment.k_end; ++kt) {
+    const Walk w = walk();
+    for (int item = w.first; item < w.count; item += w.step) {
+      const BatchedTile work = item_at(item);
+      for (int kt = 0; kt < k_tiles; ++kt) {
         wait_barrier(&full[stage], phase);
         const uint32_t a = shared_address(stages_a + stage * kTileA.bytes());
         const uint32_t b = shared_address(stages_b + stage * kTileB.bytes());
@@ -479,14 +423,14 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         for (int ks = 0; ks < kBlockK / kMmaK; ++ks)
 #pragma unroll
           for (int i = 0; i < S::kMmaM; ++i) {
-            Wgmma<T, S::BN, A_MN, B_MN>::run(
-                acc[i], kTileA.descriptor(a, consumer * S::WM + i * 64, ks),
-                kTileB.descriptor(b, 0, ks), kt > segment.k_begin || ks > 0);
+            Wgmma<T, S::BN, A_MN, B_MN>::run(acc[i],
+                                             kTileA.descriptor(a, consumer * S::WM + i * 64, ks),
+                                             kTileB.descriptor(b, 0, ks), kt > 0 || ks > 0);
           }
         wgmma_commit();
         // This stage's group may still run; the previous stage's has finished reading.
         wgmma_wait<1>();
-        if (kt > segment.k_begin && lane == 0) arrive_cluster<kCluster>(&empty[previous]);
+        if (kt > 0 && lane == 0) arrive_cluster<kCluster>(&empty[previous]);
         previous = stage;
         if (++stage == S::kStages) stage = 0, phase ^= 1;
       }
@@ -494,30 +438,6 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       if (lane == 0) arrive_cluster<kCluster>(&empty[previous]);
 #pragma unroll
       for (int i = 0; i < S::kMmaM; ++i) fence_registers(acc[i]);
-
-      // Stream-K: a contributor leaves its partial sums for the program that finishes the tile,
-      // which waits for every contributor's flag, then adds their slots to its own sums.
-      const bool leader = threadIdx.x % 128 == 0;
-      static_assert(S::WM * S::BN <= kSlotFloats, "a consumer's sums fit its slot");
-      const auto slot = [&](int64_t p) { return p * S::kConsumers + consumer; };
-      if (contributes(segment)) {
-        save_partial(workspace.partials + slot(program) * kSlotFloats, acc);
-        consumer_barrier(consumer);
-        if (leader) raise_flag(workspace.flags + slot(program));
-        continue;
-      }
-      if (!whole_item(segment, split)) {
-        if (leader) {
-          for (int64_t p = program + 1; is_contributor(split, segment.item, p); ++p) {
-            wait_flag(workspace.flags + slot(p));
-            workspace.flags[slot(p)] = 0;
-          }
-        }
-        consumer_barrier(consumer);
-        for (int64_t p = program + 1; is_contributor(split, segment.item, p); ++p) {
-          add_partial(workspace.partials + slot(p) * kSlotFloats, acc);
-        }
-      }
       if (work.tile.pid_m * S::BM >= args.m) continue;  // below the matrix: nothing to write
 
       // Epilogue. wgmma's accumulator layout: warp w of the warpgroup holds rows 16w + lane/4
@@ -640,7 +560,6 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
     return s;
   }
   const int64_t items = cluster_items(args.m, args.n, S::BM, S::BN, args.batch_count, S::kClusterM);
-  const int k_tiles = int(cdiv(args.k, kBlockK));
   constexpr int kSmem = int(shared_bytes(S::BM, S::BN, S::kStages));
 
   Status status;
@@ -655,23 +574,13 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
       status = max_active_clusters(kernel, device, S::kClusterM, kSmem, S::kThreads, &slots);
       if (!status.ok()) return;
     }
-    // Whole tiles on at most one program per SM (cluster), or, without clusters, the Stream-K
-    // split when there are fewer tiles than SMs and its model gains (schedule/stream_k.hpp).
-    StreamK split{int(items < slots ? items : slots), k_tiles, items, 0};
-    StreamKWorkspace workspace;
-    if (S::kClusterM == 1 && args.stream_k) {
-      const StreamK shared = choose_stream_k(items, k_tiles, slots, fixup_steps(S::BM, S::BN));
-      // Without memory for the workspace, whole tiles (stream_k_workspace cleared the error).
-      if (shared.sk_items > 0 && stream_k_workspace(device, stream, slots, &workspace).ok()) {
-        split = shared;
-      }
-    }
+    const int64_t clusters = items < slots ? items : slots;
     cudaLaunchAttribute cluster;
-    const cudaLaunchConfig_t config = launch_config(split.programs * S::kClusterM, S::kClusterM,
+    const cudaLaunchConfig_t config = launch_config(int(clusters * S::kClusterM), S::kClusterM,
                                                     S::kThreads, kSmem, stream, &cluster);
-    status = cuda_status(cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_d, args, pairs,
-                                            route, split, workspace),
-                         "sm90_gemm: cudaLaunchKernelEx");
+    status =
+        cuda_status(cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_d, args, pairs, route),
+                    "sm90_gemm: cudaLaunchKernelEx");
     if (status.ok()) status = check_launch("sm90_gemm");
   };
   using Yes = std::true_type;
