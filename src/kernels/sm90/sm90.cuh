@@ -155,6 +155,12 @@ __device__ __forceinline__ void load_tile(const CUtensorMap& map, OperandTile ti
   }
 }
 
+// Starts fetching a tensor map (a kernel parameter) into the cache that TMA reads descriptors
+// from, so that the first copy through it does not wait for that fetch (PTX prefetch.tensormap).
+__device__ __forceinline__ void prefetch_tensormap(const CUtensorMap& map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&map)) : "memory");
+}
+
 // Arrives on `barrier` in every program of the cluster (the same shared-memory offset in each).
 // CTA-scope release, as for a local arrive: the stage's readers were this warpgroup's wgmma,
 // finished before the arrive. (cuda::ptx offers the remote arrive with cluster-scope release
@@ -339,6 +345,10 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   constexpr int kCluster = S::kClusterM;
   const auto rank = [] { return kCluster > 1 ? int(cuda::ptx::get_sreg_cluster_ctarank()) : 0; };
   if (threadIdx.x == 0) {
+    // The descriptors' fetch overlaps the set-up below instead of the first loads and stores.
+    prefetch_tensormap(map_a);
+    prefetch_tensormap(map_b);
+    if (route == StoreRoute::tma) prefetch_tensormap(map_d);
     for (int s = 0; s < S::kStages; ++s) {
       cuda::ptx::mbarrier_init(&full[s], 1);  // the producer's arrive + bytes
       // Every consumer warp of every program of the cluster: a stage is free once all the
