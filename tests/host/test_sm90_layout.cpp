@@ -141,11 +141,28 @@ TEST(Sm90Epilogue, TmaStoresTakeAlphaTimesAbIntoAnAlignedSixteenBitRowMajorD) {
 }
 
 TEST(Sm90Layout, SharedBytesFitTheH100) {
-  // 227 KB per block on sm_90: every compiled shape's stages fit.
-  for (auto [bm, bn, stages] :
-       {std::tuple{128, 256, 4}, {256, 128, 4}, {128, 128, 6}, {128, 64, 8}})
+  // 227 KB per block on sm_90: every compiled shape's stages and store buffers fit.
+  for (auto [bm, bn, stages] : {std::tuple{128, 256, 3}, {128, 256, 4}, {256, 128, 3}, {256, 128, 4},
+                                {128, 128, 6}, {128, 64, 8}})
     EXPECT_LE(shared_bytes(bm, bn, stages), 227 * 1024) << bm << "x" << bn << " s" << stages;
   EXPECT_GT(shared_bytes(128, 256, 5), 227 * 1024);
+}
+
+TEST(Sm90Layout, StoreBuffersHoldAWholePartWhenTheStagesLeaveRoom) {
+  // A consumer's part of 128x256 (and of 256x128) is 4 chunks of 64 x 64: with 3 stages
+  // (144 KB) all of them fit beside the stages, with 4 (192 KB) two buffers take turns.
+  EXPECT_EQ(store_chunks_per_warpgroup(128, 256), 4);
+  EXPECT_EQ(store_chunks_per_warpgroup(256, 128), 4);
+  EXPECT_EQ(store_buffers(128, 256, 3), 4);
+  EXPECT_EQ(store_buffers(256, 128, 3), 4);
+  EXPECT_EQ(store_buffers(128, 256, 4), 2);
+  EXPECT_EQ(store_buffers(256, 128, 4), 2);
+  // Smaller tiles: the whole part, as many buffers as chunks.
+  EXPECT_EQ(store_buffers(128, 128, 6), 2);
+  EXPECT_EQ(store_buffers(128, 64, 8), 1);
+  // The total is the stages' bytes plus the buffers of both consumers.
+  EXPECT_EQ(shared_bytes(128, 256, 3) - stage_bytes(128, 256, 3), 2 * 4 * kStoreChunkBytes);
+  EXPECT_EQ(shared_bytes(128, 256, 4) - stage_bytes(128, 256, 4), 2 * 2 * kStoreChunkBytes);
 }
 
 TEST(PersistentTile, EveryTileOfEveryBatchOnceAndWavesInGroupedOrder) {

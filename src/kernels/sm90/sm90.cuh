@@ -64,6 +64,9 @@ struct Sm90Shape {
   static constexpr int kThreads = (kConsumers + 1) * 128;
   static constexpr int WM = BM / kConsumers;  // rows of the tile each consumer owns
   static constexpr int kMmaM = WM / 64;       // m64 wgmma per consumer per K step
+  // The epilogue's TMA-store chunk buffers, per consumer and in all (smem_layout.hpp).
+  static constexpr int kStoreBuffers = store_buffers(BM, BN, kStages);
+  static constexpr int kStoreBytes = kConsumers * kStoreBuffers * kStoreChunkBytes;
   static_assert(WM % 64 == 0, "each consumer owns whole 64-row wgmma tiles");
   static_assert(BN % 64 == 0 && BN <= 256, "wgmma N: a multiple of 64 up to 256 here");
   static_assert(kStages >= 2, "a pipeline needs at least two stages");
@@ -88,7 +91,8 @@ struct Sm90Shape {
 // problems more tiles than SMs. The large shapes also launch in clusters of 2, listed after their
 // unclustered form, which the rules take on a tie: on the H100, clusters lost 1-4 % with
 // 128x256 and won up to 10 % with 256x128 and 128x128 (docs/perf-notes.md, sm90 v4).
-using Shapes = std::tuple<Sm90Shape<128, 256, 4>, Sm90Shape<128, 256, 4, 2>, Sm90Shape<256, 128, 4>,
+using Shapes = std::tuple<Sm90Shape<128, 256, 3>, Sm90Shape<128, 256, 4>, Sm90Shape<128, 256, 4, 2>,
+                          Sm90Shape<256, 128, 3>, Sm90Shape<256, 128, 4>,
                           Sm90Shape<256, 128, 4, 2>, Sm90Shape<128, 128, 6>,
                           Sm90Shape<128, 128, 6, 2>, Sm90Shape<128, 64, 8>>;
 
@@ -265,47 +269,95 @@ __device__ __forceinline__ void consumer_barrier(int consumer) {
   asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
 }
 
-// D = alpha * AB through shared memory and TMA, for one 64-row wgmma tile of a consumer: its
-// accumulators, scaled and converted, fill 64 x 64 chunks (store_chunk_offset's layout), and the
-// warpgroup's first thread hands each chunk to TMA, which writes whole lines of D, clipped at the
-// matrix's edges, while the warpgroup moves on. The chunk buffers alternate (`stores` counts the
-// consumer's chunks): before refilling one, its store from two chunks ago must have read it.
+// Scales, converts and writes 64-column chunk `chunk` of a 64-row wgmma tile's accumulators into
+// a store buffer (store_chunk_offset's layout). wgmma's accumulator layout: warp w of the
+// warpgroup holds rows 16w + lane/4 and 16w + lane/4 + 8; registers 4j + {0,1} (4j + {2,3} for
+// the second row) hold columns 8j + 2(lane%4) + {0,1}.
 template <typename Pair, int N>
-__device__ __forceinline__ void store_tma(const CUtensorMap& map_d, unsigned char* buffers,
-                                          int& stores, const float (&acc)[N], float alpha, int row0,
-                                          int col0, int batch, int consumer) {
-  const bool leader = threadIdx.x % 128 == 0;
+__device__ __forceinline__ void write_chunk(unsigned char* buffer, const float (&acc)[N],
+                                            int chunk, float alpha) {
   const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
   const int row = 16 * warp + lane / 4, col = 2 * (lane % 4);  // the thread's first pair
 #pragma unroll
-  for (int chunk = 0; chunk < N / 32; ++chunk) {  // 8 column blocks of 4 registers per chunk
-    unsigned char* buffer = buffers + (stores & 1) * kStoreChunkBytes;
-    if (leader) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<1>{});
+  for (int block = 0; block < 8; ++block)  // 8 column blocks of 4 registers per chunk
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = 4 * (8 * chunk + block) + 2 * half;
+      const float v0 = alpha * acc[r], v1 = alpha * acc[r + 1];
+      Pair* at =
+          reinterpret_cast<Pair*>(buffer + store_chunk_offset(row + 8 * half, 8 * block + col));
+      if constexpr (std::is_same_v<Pair, __half2>) {
+        *at = __floats2half2_rn(v0, v1);
+      } else {
+        *at = __floats2bfloat162_rn(v0, v1);
+      }
+    }
+}
+
+// The warpgroup's first thread hands a written chunk to TMA: rows row0.., columns col0.. of D.
+__device__ __forceinline__ void issue_store(const CUtensorMap& map_d, unsigned char* buffer,
+                                            int row0, int col0, int batch) {
+  const int32_t coords[3] = {col0, row0, batch};
+  cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, &map_d, coords,
+                                  buffer);
+}
+
+// D = alpha * AB through shared memory and TMA, for a consumer's part of the tile (kParts wgmma
+// tiles of 64 rows, from row0): its accumulators, scaled and converted, fill 64 x 64 chunks, and
+// the warpgroup's first thread hands each chunk to TMA, which writes whole lines of D, clipped at
+// the matrix's edges, while the warpgroup moves on. Writes go through the generic proxy and TMA
+// reads through the async proxy, hence the proxy fence before the stores.
+//   kBuffers >= chunks  one round: wait until the last tile's stores have read the buffers,
+//                       write every chunk, store them all; two barriers per tile.
+//   kBuffers == 2       the chunks take turns (`stores` counts the consumer's chunks): before
+//                       refilling a buffer, its store from two chunks ago must have read it.
+template <typename Pair, int kBuffers, int kParts, int N>
+__device__ __forceinline__ void store_tma(const CUtensorMap& map_d, unsigned char* buffers,
+                                          int& stores, const float (&acc)[kParts][N], float alpha,
+                                          int row0, int col0, int batch, int consumer) {
+  constexpr int kChunksPerPart = N / 32;
+  const bool leader = threadIdx.x % 128 == 0;
+  if constexpr (kBuffers >= kParts * kChunksPerPart) {
+    if (leader) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
     consumer_barrier(consumer);
 #pragma unroll
-    for (int block = 0; block < 8; ++block)
+    for (int part = 0; part < kParts; ++part)
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int r = 4 * (8 * chunk + block) + 2 * half;
-        const float v0 = alpha * acc[r], v1 = alpha * acc[r + 1];
-        Pair* at =
-            reinterpret_cast<Pair*>(buffer + store_chunk_offset(row + 8 * half, 8 * block + col));
-        if constexpr (std::is_same_v<Pair, __half2>) {
-          *at = __floats2half2_rn(v0, v1);
-        } else {
-          *at = __floats2bfloat162_rn(v0, v1);
-        }
+      for (int chunk = 0; chunk < kChunksPerPart; ++chunk) {
+        write_chunk<Pair>(buffers + (part * kChunksPerPart + chunk) * kStoreChunkBytes, acc[part],
+                          chunk, alpha);
       }
-    // The chunk was written through the generic proxy; TMA reads it through the async proxy.
     cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
     consumer_barrier(consumer);
     if (leader) {
-      const int32_t coords[3] = {col0 + chunk * kStoreColumns, row0, batch};
-      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, &map_d,
-                                      coords, buffer);
+#pragma unroll
+      for (int part = 0; part < kParts; ++part)
+#pragma unroll
+        for (int chunk = 0; chunk < kChunksPerPart; ++chunk) {
+          issue_store(map_d, buffers + (part * kChunksPerPart + chunk) * kStoreChunkBytes,
+                      row0 + part * kStoreRows, col0 + chunk * kStoreColumns, batch);
+        }
       cuda::ptx::cp_async_bulk_commit_group();
     }
-    ++stores;
+  } else {
+    static_assert(kBuffers == 2, "chunks take turns in two buffers");
+#pragma unroll
+    for (int part = 0; part < kParts; ++part)
+#pragma unroll
+      for (int chunk = 0; chunk < kChunksPerPart; ++chunk) {
+        unsigned char* buffer = buffers + (stores & 1) * kStoreChunkBytes;
+        if (leader) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<1>{});
+        consumer_barrier(consumer);
+        write_chunk<Pair>(buffer, acc[part], chunk, alpha);
+        cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+        consumer_barrier(consumer);
+        if (leader) {
+          issue_store(map_d, buffer, row0 + part * kStoreRows, col0 + chunk * kStoreColumns,
+                      batch);
+          cuda::ptx::cp_async_bulk_commit_group();
+        }
+        ++stores;
+      }
   }
 }
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
@@ -337,7 +389,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   unsigned char* const stages_a = smem;
   unsigned char* const stages_b = smem + S::kStages * kTileA.bytes();
   unsigned char* const store_chunks = smem + S::kStages * kStageBytes;
-  uint64_t* const full = reinterpret_cast<uint64_t*>(store_chunks + kStoreBytes);
+  uint64_t* const full = reinterpret_cast<uint64_t*>(store_chunks + S::kStoreBytes);
   uint64_t* const empty = full + S::kStages;
 
   // kCluster: the programs of this program's cluster. rank(): its place in the cluster, read from
@@ -419,7 +471,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     int stage = 0, previous = 0;
     uint32_t phase = 0;
     int stores = 0;  // TMA-stored chunks of D
-    unsigned char* const my_chunks = store_chunks + consumer * kStoreBuffers * kStoreChunkBytes;
+    unsigned char* const my_chunks = store_chunks + consumer * S::kStoreBuffers * kStoreChunkBytes;
     float acc[S::kMmaM][S::BN / 2];
     const Walk w = walk();
     for (int item = w.first; item < w.count; item += w.step) {
@@ -450,26 +502,28 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       for (int i = 0; i < S::kMmaM; ++i) fence_registers(acc[i]);
       if (work.tile.pid_m * S::BM >= args.m) continue;  // below the matrix: nothing to write
 
-      // Epilogue. wgmma's accumulator layout: warp w of the warpgroup holds rows 16w + lane/4
-      // and 16w + lane/4 + 8 of its 64; registers 4j + {0,1} (4j + {2,3} for the second row)
-      // hold columns 8j + 2(lane%4) + {0,1}.
+      // Epilogue.
+      const EpilogueParams& e = args.epilogue;
+      if (route == StoreRoute::tma) {
+        const int tile_row = int(work.tile.pid_m * S::BM) + consumer * S::WM;
+        const int tile_col = int(work.tile.pid_n * S::BN);
+        if (e.d.dtype == DType::bf16) {
+          store_tma<__nv_bfloat162, S::kStoreBuffers>(map_d, my_chunks, stores, acc, e.alpha,
+                                                      tile_row, tile_col, int(work.batch),
+                                                      consumer);
+        } else {
+          store_tma<__half2, S::kStoreBuffers>(map_d, my_chunks, stores, acc, e.alpha, tile_row,
+                                               tile_col, int(work.batch), consumer);
+        }
+        continue;
+      }
+      // From registers (write_chunk has the accumulator layout): the thread's first pair.
       const int64_t row0 = work.tile.pid_m * S::BM + consumer * S::WM + warp * 16 + lane / 4;
       const int64_t col0 = work.tile.pid_n * S::BN + 2 * (lane % 4);
-      const EpilogueParams& e = args.epilogue;
 #pragma unroll
       for (int i = 0; i < S::kMmaM; ++i) {
         const int64_t row = row0 + i * 64;
-        if (route == StoreRoute::tma) {
-          const int tile_row = int(work.tile.pid_m * S::BM) + consumer * S::WM + i * 64;
-          const int tile_col = int(work.tile.pid_n * S::BN);
-          if (e.d.dtype == DType::bf16) {
-            store_tma<__nv_bfloat162>(map_d, my_chunks, stores, acc[i], e.alpha, tile_row, tile_col,
-                                      int(work.batch), consumer);
-          } else {
-            store_tma<__half2>(map_d, my_chunks, stores, acc[i], e.alpha, tile_row, tile_col,
-                               int(work.batch), consumer);
-          }
-        } else if (route == StoreRoute::scaled && e.d.dtype == DType::bf16) {
+        if (route == StoreRoute::scaled && e.d.dtype == DType::bf16) {
           store_scaled<__nv_bfloat162>(e, work.batch, row, col0, acc[i], args.m, args.n);
         } else if (route == StoreRoute::scaled) {
           store_scaled<__half2>(e, work.batch, row, col0, acc[i], args.m, args.n);

@@ -64,15 +64,13 @@ struct OperandTile {
   }
 };
 
-// The epilogue's staging for TMA stores of D (16-bit, row-major): each math warpgroup fills a
-// chunk of 64 rows x 64 columns (one 128-byte row each, the 128-byte swizzle again, so that the
-// warps' writes spread over all banks) and hands it to TMA as one box. Two chunk buffers per
-// warpgroup: one fills while the store of the other still reads it.
+// The epilogue's staging for TMA stores of D (16-bit, row-major): each math warpgroup fills
+// chunks of 64 rows x 64 columns (one 128-byte row each, the 128-byte swizzle again, so that the
+// warps' writes spread over all banks) and hands each to TMA as one box.
 constexpr int kMathWarpgroups = 2;
 constexpr int kStoreRows = 64, kStoreColumns = kRowBytes / kElementBytes;  // 64 x 64
 constexpr int kStoreChunkBytes = kStoreRows * kRowBytes;                   // 8 KB
-constexpr int kStoreBuffers = 2;
-constexpr int kStoreBytes = kMathWarpgroups * kStoreBuffers * kStoreChunkBytes;
+constexpr int64_t kSharedBudget = 227 * 1024;  // opt-in shared memory of one program, sm_90
 
 // Where element (row, col) of a store chunk lives: chunk c of row r at c ^ (r % 8).
 TILEGEMM_HOST_DEVICE constexpr uint32_t store_chunk_offset(int row, int col) {
@@ -80,11 +78,32 @@ TILEGEMM_HOST_DEVICE constexpr uint32_t store_chunk_offset(int row, int col) {
   return uint32_t(row * kRowBytes + ((byte / 16) ^ (row % 8)) * 16 + byte % 16);
 }
 
-// Dynamic shared memory of a config: the stages, the store chunks, two mbarriers per stage, and
-// slack to align the start to 1024 bytes (the swizzle's period).
+// Store chunks in one math warpgroup's part of a tile: BM/2 rows and all BN columns.
+TILEGEMM_HOST_DEVICE constexpr int store_chunks_per_warpgroup(int block_m, int block_n) {
+  return block_m / kMathWarpgroups / kStoreRows * (block_n / kStoreColumns);
+}
+
+// Shared memory besides the store buffers: the stages, two mbarriers per stage, and slack to
+// align the start to 1024 bytes (the swizzle's period).
+TILEGEMM_HOST_DEVICE constexpr int64_t stage_bytes(int block_m, int block_n, int stages) {
+  return int64_t(stages) * (block_m + block_n) * kRowBytes + 2 * 8 * stages + kAtomBytes;
+}
+
+// Chunk buffers per math warpgroup. When what the stages leave of the budget holds a
+// warpgroup's whole part, it gets one buffer per chunk: the epilogue writes every chunk, then
+// stores them all, one round with no wait (the buffers' last stores, a tile ago, are long done).
+// Otherwise two buffers take turns: one fills while the store of the other still reads it.
+TILEGEMM_HOST_DEVICE constexpr int store_buffers(int block_m, int block_n, int stages) {
+  const int whole = store_chunks_per_warpgroup(block_m, block_n);
+  const int64_t all = int64_t(kMathWarpgroups) * whole * kStoreChunkBytes;
+  return stage_bytes(block_m, block_n, stages) + all <= kSharedBudget ? whole : 2;
+}
+
+// Dynamic shared memory of a config: the stages and their barriers, the store buffers, and the
+// alignment slack.
 TILEGEMM_HOST_DEVICE constexpr int64_t shared_bytes(int block_m, int block_n, int stages) {
-  return int64_t(stages) * (block_m + block_n) * kRowBytes + kStoreBytes + 2 * 8 * stages +
-         kAtomBytes;
+  return stage_bytes(block_m, block_n, stages) +
+         int64_t(kMathWarpgroups) * store_buffers(block_m, block_n, stages) * kStoreChunkBytes;
 }
 
 }  // namespace tilegemm::sm90
