@@ -91,8 +91,9 @@ struct Sm90Shape {
 // problems more tiles than SMs. The large shapes also launch in clusters of 2, listed after their
 // unclustered form, which the rules take on a tie: on the H100, clusters lost 1-4 % with
 // 128x256 and won up to 10 % with 256x128 and 128x128 (docs/perf-notes.md, sm90 v4).
-using Shapes = std::tuple<Sm90Shape<128, 256, 3>, Sm90Shape<128, 256, 4>, Sm90Shape<128, 256, 4, 2>,
-                          Sm90Shape<256, 128, 3>, Sm90Shape<256, 128, 4>,
+// Three stages of 128x256 or 256x128 would leave room for a consumer's whole part of D in store
+// buffers, but lost 1-13 % to four stages on every shape tried (perf-notes, sm90 v8).
+using Shapes = std::tuple<Sm90Shape<128, 256, 4>, Sm90Shape<128, 256, 4, 2>, Sm90Shape<256, 128, 4>,
                           Sm90Shape<256, 128, 4, 2>, Sm90Shape<128, 128, 6>,
                           Sm90Shape<128, 128, 6, 2>, Sm90Shape<128, 64, 8>>;
 
