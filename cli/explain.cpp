@@ -5,10 +5,10 @@
 // run at the same time touches, in row-major and in grouped order.
 #include <algorithm>
 #include <cstdio>
-#include <set>
 
 #include "commands.hpp"
 #include "schedule/tile_order.hpp"
+#include "schedule/wave_traffic.hpp"
 
 namespace tilegemm::cli {
 namespace {
@@ -57,7 +57,7 @@ TileCoord tile_of(int64_t pid, const ExplainOptions& o, int64_t bm, int64_t bn, 
 }
 
 struct WaveTraffic {
-  int64_t row_blocks = 0, col_blocks = 0;
+  WaveBlocks blocks;
   double bytes = 0;
 };
 
@@ -65,17 +65,8 @@ struct WaveTraffic {
 // they must bring from memory if each block is fetched once (the best L2 can do for the wave).
 WaveTraffic wave_traffic(const ExplainOptions& o, int64_t bm, int64_t bn, bool grouped,
                          int64_t first, int64_t count, int element_bytes) {
-  std::set<int64_t> rows, cols;
-  for (int64_t pid = first; pid < first + count; ++pid) {
-    TileCoord t = tile_of(pid, o, bm, bn, grouped);
-    rows.insert(t.pid_m);
-    cols.insert(t.pid_n);
-  }
-  WaveTraffic w;
-  w.row_blocks = int64_t(rows.size());
-  w.col_blocks = int64_t(cols.size());
-  w.bytes = double(w.row_blocks * bm + w.col_blocks * bn) * double(o.k) * element_bytes;
-  return w;
+  const WaveBlocks b = wave_blocks(o.m, o.n, bm, bn, grouped ? o.group : 0, first, count);
+  return {b, b.elements(bm, bn, o.k) * element_bytes};
 }
 
 std::string human_bytes(double bytes) {
@@ -203,7 +194,8 @@ void explain_command(const ExplainOptions& o) {
     }
     std::printf(
         "  %-8s %-28s %-28s %s\n", g ? "grouped" : "row",
-        (std::to_string(first.row_blocks) + " / " + std::to_string(first.col_blocks)).c_str(),
+        (std::to_string(first.blocks.row_blocks) + " / " + std::to_string(first.blocks.col_blocks))
+            .c_str(),
         human_bytes(first.bytes).c_str(), human_bytes(total / double(waves)).c_str());
   }
   std::printf(

@@ -22,6 +22,9 @@ struct Kernel {
   // What the autotuner's pruning needs to know (src/tune/config_space.hpp).
   bool tensor_cores = false;  // CUDA-core kernels cannot pay where a tensor-core one runs
   bool production = true;     // false: a teaching generation, never worth timing
+  // One program per SM walks the tiles: a wave is exactly the SM count, and the rules pick
+  // GROUP_SIZE_M with the L2 model (schedule/wave_traffic.hpp).
+  bool persistent = false;
   // Dynamic shared memory of a config for inputs of a dtype (0: static, always fits).
   std::function<int64_t(const KernelConfig&, DType)> shared_bytes = [](const KernelConfig&, DType) {
     return 0;

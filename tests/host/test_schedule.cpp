@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "schedule/tile_order.hpp"
+#include "schedule/wave_traffic.hpp"
 
 namespace tilegemm {
 namespace {
@@ -144,6 +145,42 @@ TEST(ValidExtent, IsTheMaskLengthAtTheEdge) {
   EXPECT_EQ(valid_extent(100, 64, 64), 36);
   EXPECT_EQ(valid_extent(128, 64, 64), 64);
   EXPECT_EQ(valid_extent(int64_t(1) << 40, 0, 128), 128);
+}
+
+TEST(WaveTraffic, CountsTheBlocksAWaveReads) {
+  // 4096^2 in 128x256 tiles: 32 x 16 tiles. 132 programs in row-major order read 9 A row-blocks
+  // (8 full rows of 16 tiles, then 4 of the ninth) and all 16 B column-blocks.
+  const WaveBlocks row = wave_blocks(4096, 4096, 128, 256, 0, 0, 132);
+  EXPECT_EQ(row.row_blocks, 9);
+  EXPECT_EQ(row.col_blocks, 16);
+  EXPECT_DOUBLE_EQ(row.elements(128, 256, 4096), (9.0 * 128 + 16.0 * 256) * 4096);
+  // GROUP_SIZE_M 16: 16 rows of tiles and ceil(132 / 16) = 9 columns.
+  const WaveBlocks g16 = wave_blocks(4096, 4096, 128, 256, 16, 0, 132);
+  EXPECT_EQ(g16.row_blocks, 16);
+  EXPECT_EQ(g16.col_blocks, 9);
+  // GROUP_SIZE_M 1 is row-major order.
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 50; ++trial) {
+    const int64_t m = 1 + rng() % 3000, n = 1 + rng() % 3000;
+    const int64_t tiles = num_tiles(m, n, 64, 128), count = 1 + int64_t(rng() % tiles);
+    const WaveBlocks a = wave_blocks(m, n, 64, 128, 1, 0, count);
+    const WaveBlocks b = wave_blocks(m, n, 64, 128, 0, 0, count);
+    EXPECT_EQ(a.row_blocks, b.row_blocks);
+    EXPECT_EQ(a.col_blocks, b.col_blocks);
+  }
+}
+
+TEST(WaveTraffic, GroupSizeFromTheL2Model) {
+  // 132 programs of 128x256: GROUP_SIZE_M 16 reads 16 x 128 + 9 x 256 = 4352 rows of K per wave,
+  // against 12 x 128 + 16 x 256 = 5632 with 8.
+  EXPECT_EQ(l2_group_size(4096, 4096, 128, 256, 132, 8), 16);
+  EXPECT_EQ(l2_group_size(8192, 8192, 128, 256, 132, 8), 16);
+  EXPECT_EQ(l2_group_size(4096, 11008, 128, 256, 132, 8), 16);
+  // One wave holds the whole problem (128 tiles): every order reads each block once, keep 8.
+  EXPECT_EQ(l2_group_size(2048, 2048, 128, 256, 132, 8), 8);
+  EXPECT_EQ(l2_group_size(512, 512, 128, 64, 132, 8), 8);
+  // 128x128 tiles at 4096^2: 8 and 16 tie (8 x 128 + 17 x 128 = 16 x 128 + 9 x 128), keep 8.
+  EXPECT_EQ(l2_group_size(4096, 4096, 128, 128, 132, 8), 8);
 }
 
 }  // namespace

@@ -54,6 +54,7 @@ Kernel sm90_kernel() {
       "sm90", "Hopper: TMA + wgmma, warp-specialised, persistent (fp16, bf16; sm_90a)",
       {DType::fp16, DType::bf16}, configs_of<sm90::Shapes>(), sm90::launch);
   kernel.tensor_cores = true;
+  kernel.persistent = true;
   kernel.shared_bytes = [](const KernelConfig& c, DType) {
     return sm90::shared_bytes(c.block_m, c.block_n, c.num_stages);
   };
