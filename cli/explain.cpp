@@ -202,6 +202,10 @@ void explain_command(const ExplainOptions& o) {
       "  (grouped uses GROUP_SIZE_M=%lld; fewer distinct blocks per wave = more reuse in "
       "L2)\n",
       (long long)o.group);
+  std::printf(
+      "  fewest bytes in the first wave: GROUP_SIZE_M=%lld (the one above on a tie); the rules\n"
+      "  pick it for the persistent sm90 kernel, whose wave is one program per SM\n",
+      (long long)l2_group_size(o.m, o.n, bm, bn, wave, o.group));
   if (o.choice) print_config_choice(o, dtype);
 }
 

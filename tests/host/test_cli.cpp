@@ -59,6 +59,16 @@ TEST(CliExplain, SeedExampleEightByEightMatchesGolden) {
   EXPECT_EQ(r.output, golden("explain_8_8_6_pid15.txt"));
 }
 
+TEST(CliExplain, NamesTheGroupSizeWithTheFewestBytesPerWave) {
+  // 128x256 tiles at 4096^3 on 132 SMs: 16 x 9 blocks per wave with GROUP_SIZE_M 16, against
+  // 12 x 16 with the 8 asked for.
+  const Result r = run_cli("explain 4096 4096 4096 --block 128x256x64 --group 8 --wave 132");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("grouped  12 / 16"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("fewest bytes in the first wave: GROUP_SIZE_M=16"), std::string::npos)
+      << r.output;
+}
+
 TEST(CliExplain, RowOrderIsAvailable) {
   const Result r = run_cli("explain 1024 768 128 --block 128x64x32 --pid 60 --order row --wave 8");
   EXPECT_EQ(r.exit_code, 0);
