@@ -103,10 +103,9 @@ HeuristicChoice heuristic(const GemmProblem& p, const std::string& kernel_name,
   if (choice.kernel->persistent && choice.config.cluster_m <= 1) {
     // A persistent kernel's wave is one program per SM, so the L2 model can pick the launch
     // order: 128x256 tiles on 132 SMs read 23 % fewer bytes per wave with GROUP_SIZE_M 16 than
-    // with 8 (docs/perf-notes.md, sm90 v8).
-    choice.config.group_size_m = int(l2_group_size(p.m, p.n, choice.config.block_m,
-                                                   choice.config.block_n, sms,
-                                                   choice.config.group_size_m));
+    // with 8 (docs/perf-notes.md, sm90 v9).
+    choice.config.group_size_m = int(l2_group_size(
+        p.m, p.n, choice.config.block_m, choice.config.block_n, sms, choice.config.group_size_m));
   }
   choice.rule = "rules";
   return choice;

@@ -275,8 +275,8 @@ __device__ __forceinline__ void consumer_barrier(int consumer) {
 // warpgroup holds rows 16w + lane/4 and 16w + lane/4 + 8; registers 4j + {0,1} (4j + {2,3} for
 // the second row) hold columns 8j + 2(lane%4) + {0,1}.
 template <typename Pair, int N>
-__device__ __forceinline__ void write_chunk(unsigned char* buffer, const float (&acc)[N],
-                                            int chunk, float alpha) {
+__device__ __forceinline__ void write_chunk(unsigned char* buffer, const float (&acc)[N], int chunk,
+                                            float alpha) {
   const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
   const int row = 16 * warp + lane / 4, col = 2 * (lane % 4);  // the thread's first pair
 #pragma unroll
@@ -353,8 +353,7 @@ __device__ __forceinline__ void store_tma(const CUtensorMap& map_d, unsigned cha
         cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
         consumer_barrier(consumer);
         if (leader) {
-          issue_store(map_d, buffer, row0 + part * kStoreRows, col0 + chunk * kStoreColumns,
-                      batch);
+          issue_store(map_d, buffer, row0 + part * kStoreRows, col0 + chunk * kStoreColumns, batch);
           cuda::ptx::cp_async_bulk_commit_group();
         }
         ++stores;
