@@ -65,7 +65,7 @@ struct WaveTraffic {
 // they must bring from memory if each block is fetched once (the best L2 can do for the wave).
 WaveTraffic wave_traffic(const ExplainOptions& o, int64_t bm, int64_t bn, bool grouped,
                          int64_t first, int64_t count, int element_bytes) {
-  const WaveBlocks b = wave_blocks(o.m, o.n, bm, bn, grouped ? o.group : 0, first, count);
+  const WaveBlocks b = wave_blocks(o.m, o.n, bm, bn, grouped ? o.group : 1, first, count);
   return {b, b.elements(bm, bn, o.k) * element_bytes};
 }
 

@@ -20,15 +20,13 @@ struct WaveBlocks {
   }
 };
 
-// The blocks programs [first, first + count) read, in grouped order with `group_size_m`, or in
-// row-major order when `group_size_m` is 0.
+// The blocks programs [first, first + count) read in grouped order with `group_size_m` (1 is
+// row-major order).
 inline WaveBlocks wave_blocks(int64_t m, int64_t n, int64_t block_m, int64_t block_n,
                               int64_t group_size_m, int64_t first, int64_t count) {
   std::set<int64_t> rows, cols;
   for (int64_t pid = first; pid < first + count; ++pid) {
-    const TileCoord t = group_size_m > 0
-                            ? grouped_tile_order(pid, m, n, block_m, block_n, group_size_m)
-                            : row_major_tile_order(pid, n, block_n);
+    const TileCoord t = grouped_tile_order(pid, m, n, block_m, block_n, group_size_m);
     rows.insert(t.pid_m);
     cols.insert(t.pid_n);
   }
