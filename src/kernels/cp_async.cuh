@@ -60,13 +60,23 @@ __device__ __forceinline__ uint64_t mbarrier_arrive(uint64_t* barrier) {
 
 // Waits until the phase of parity `parity` has completed. A fresh barrier counts as having
 // completed the phase before its first (parity 1), so a first wait on parity 1 passes.
+// On sm_90, try_wait suspends the thread in hardware until the phase completes (or a time limit
+// passes), so a waiting warp takes no issue slots from the warps that are computing. test_wait
+// (sm_80 has no try_wait) returns at once and the loop spins. In warptile's fp32 K loop on the
+// H100 the spins were 6.5 % of the instructions executed; try_wait removed them, but the time did
+// not change: the spinning warps had only taken slots nobody else could use (docs/perf-notes.md,
+// warptile v8).
 __device__ __forceinline__ void mbarrier_wait(uint64_t* barrier, uint32_t parity) {
   const uint32_t address = shared_address(barrier);
   uint32_t done = 0;
   do {
     asm volatile(
         "{\n .reg .pred complete;\n"
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        " mbarrier.try_wait.parity.shared::cta.b64 complete, [%1], %2;\n"
+#else
         " mbarrier.test_wait.parity.shared.b64 complete, [%1], %2;\n"
+#endif
         " selp.u32 %0, 1, 0, complete;\n}\n"
         : "=r"(done)
         : "r"(address), "r"(parity)
