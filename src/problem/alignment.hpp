@@ -10,7 +10,8 @@ namespace tilegemm {
 
 // True when 16-byte vector loads of the operand are safe along its contiguous dimension:
 // the base pointer, the leading dimension and the batch stride are all multiples of 16 bytes.
-inline bool vector_aligned(const void* data, int64_t ld, int64_t batch_stride, int element_size) {
+TILEGEMM_HOST_DEVICE inline bool vector_aligned(const void* data, int64_t ld, int64_t batch_stride,
+                                                int element_size) {
   const int64_t per_vector = 16 / element_size;
   return reinterpret_cast<uintptr_t>(data) % 16 == 0 && ld % per_vector == 0 &&
          batch_stride % per_vector == 0;
@@ -19,7 +20,7 @@ inline bool vector_aligned(const void* data, int64_t ld, int64_t batch_stride, i
 // The same for a matrix view: its rows (row-major) or columns (column-major) can be read in
 // 16-byte vectors (the in-tile offsets along the contiguous dimension are multiples of the
 // vector).
-inline bool vector_aligned(const MatrixView& v, int element_size) {
+TILEGEMM_HOST_DEVICE inline bool vector_aligned(const MatrixView& v, int element_size) {
   const int64_t ld = v.stride.row == 1 ? v.stride.col : v.stride.row;
   return vector_aligned(v.data, ld, v.batch_stride, element_size);
 }

@@ -31,6 +31,7 @@
 #include "kernels/kernel_registry.hpp"
 #include "kernels/simt/simt_common.cuh"
 #include "kernels/simt/slice_layout.hpp"
+#include "problem/alignment.hpp"
 
 namespace tilegemm::simt::warptile {
 
@@ -41,7 +42,7 @@ struct WarptileShape {
   static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
   static constexpr int kThreads = kWarpsM * kWarpsN * 32;
   // Inside a warp: 8 lanes along M x 4 along N, each owning 4 x 4 outputs per warp sub-tile.
-  static constexpr int kLanesM = 8, kLanesN = 4, TM = 4, TN = 4;
+  static constexpr int kLanesM = 8, kLanesN = 4, TM = 4, TN = 4;  // TN: one float4 per run
   static constexpr int WMITER = WM / (kLanesM * TM), WNITER = WN / (kLanesN * TN);
   // Shared-memory rows are padded by 4 floats: rows stay 16-byte aligned for the float4 fragment
   // loads, and the transposing stores of K-contiguous operands hit 2-way instead of 4-way bank
@@ -390,15 +391,38 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm
       __syncthreads();
     }
 
-    // Epilogue: each thread finishes its own outputs, masked at the edges.
+    // Epilogue: each thread finishes its own outputs. The common case -- an interior tile of
+    // D = alpha * AB, fp32, row-major with 16-byte rows -- needs no masks and no per-element
+    // type or activation switches: each run of TN outputs leaves in one 16-byte store, and its
+    // code stays small. The general path inlines all of that for every output, which made the
+    // epilogue 6 % of the 128x128 kernel's time at 4096^3, mostly instruction-cache misses, and
+    // far more on short K (docs/perf-notes.md, warptile v8).
+    const EpilogueParams& e = args.epilogue;
+    const bool plain = e.beta == 0.0f && e.bias == nullptr && e.activation == Activation::none &&
+                       e.d.dtype == DType::fp32 && e.d.stride.col == 1 && vector_aligned(e.d, 4);
+    if (plain && rows_valid == S::BM && cols_valid == S::BN) {
+      float* const d = static_cast<float*>(e.d.data) + e.d.offset(batch, row0, col0);
 #pragma unroll
-    for (int i = 0; i < S::WMITER * S::TM; ++i) {
-      const int local_m = warp_m0 + (i / S::TM) * S::kLanesM * S::TM + lane_m0 + i % S::TM;
+      for (int i = 0; i < S::WMITER * S::TM; ++i) {
+        const int local_m = warp_m0 + (i / S::TM) * S::kLanesM * S::TM + lane_m0 + i % S::TM;
+        float* const row = d + local_m * e.d.stride.row + warp_n0 + lane_n0;
 #pragma unroll
-      for (int j = 0; j < S::WNITER * S::TN; ++j) {
-        const int local_n = warp_n0 + (j / S::TN) * S::kLanesN * S::TN + lane_n0 + j % S::TN;
-        if (local_m < rows_valid && local_n < cols_valid) {
-          epilogue_store(args.epilogue, batch, row0 + local_m, col0 + local_n, acc[i][j]);
+        for (int jn = 0; jn < S::WNITER; ++jn) {
+          const float* run = &acc[i][jn * S::TN];
+          *reinterpret_cast<float4*>(row + jn * S::kLanesN * S::TN) =
+              make_float4(e.alpha * run[0], e.alpha * run[1], e.alpha * run[2], e.alpha * run[3]);
+        }
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < S::WMITER * S::TM; ++i) {
+        const int local_m = warp_m0 + (i / S::TM) * S::kLanesM * S::TM + lane_m0 + i % S::TM;
+#pragma unroll
+        for (int j = 0; j < S::WNITER * S::TN; ++j) {
+          const int local_n = warp_n0 + (j / S::TN) * S::kLanesN * S::TN + lane_n0 + j % S::TN;
+          if (local_m < rows_valid && local_n < cols_valid) {
+            epilogue_store(e, batch, row0 + local_m, col0 + local_n, acc[i][j]);
+          }
         }
       }
     }
