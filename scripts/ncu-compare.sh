@@ -23,7 +23,7 @@ case "$dtype" in
   *) torch_dtype=bfloat16 ;;
 esac
 # torch's matmul with TF32 off is cuBLAS's SGEMM for fp32 (row-major operands, as `run` makes).
-ncu --set full --import-source no --launch-skip 1 --launch-count 1 -k "regex:gemm|Kernel" \
+ncu --set full --import-source no --launch-skip 1 --launch-count 1 -k "regex:gemm|Kernel|nvjet|xmma|cutlass" \
   -f -o "$OUT/cublas" python3 -c "
 import torch
 torch.backends.cuda.matmul.allow_tf32 = False
