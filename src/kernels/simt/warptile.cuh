@@ -77,10 +77,12 @@ struct WarptileShape {
   }
 };
 
-// Compiled shapes, largest first (the heuristic takes the first that fills the GPU). Chosen by
-// sweeps on the H100 (docs/perf-notes.md, warptile v5): BK 8 or 32 were slower, 4 or 5 stages
-// no faster.
-using Shapes = std::tuple<WarptileShape<128, 128, 16, 64, 32, 3>,  // 8 warps, 8x8 per thread
+// Compiled shapes (the rules take the largest tile that fills the GPU). Chosen by sweeps on the
+// H100 (docs/perf-notes.md, warptile v5 and v9). 256x128x8 is cuBLAS's SGEMM structure: 8 x 16
+// outputs per thread at two warps per scheduler, the most FFMA per shared-memory load; it
+// became the fastest once its epilogue and its copies were cheap (v8, v9).
+using Shapes = std::tuple<WarptileShape<256, 128, 8, 64, 64, 3>,   // 8 warps, 8x16 per thread
+                          WarptileShape<128, 128, 16, 64, 32, 3>,  // 8 warps, 8x8, 2 per SM
                           WarptileShape<64, 64, 16, 32, 32, 3>>;   // small and skinny problems
 
 // A thread's share of one BK x X slice of an operand, and how it gets to shared memory, stored as
@@ -164,32 +166,44 @@ struct TileLoader {
     }
   }
 
+  // True when the thread's granules lie within 2 GB of its first, so copy_inside() may address
+  // them by 32-bit byte offsets. The same for every thread of a program.
+  __device__ bool offsets_fit() const {
+    return (kPerThread - 1) * granule_step * int64_t(sizeof(T)) < (int64_t(1) << 31);
+  }
+
   // fp32: the next slice, global -> the stage at shared address `stage`, with no registers in
-  // between. Granules wholly or partly outside the matrix read only their inside elements and
-  // are zero-filled (cp.async's src-size); a slice wholly inside (every slice of an interior
-  // tile but a partial last one) needs no masks at all.
-  template <bool FULL_K>
-  __device__ void copy(uint32_t stage, int k_valid) {
-    const auto issue = [&](int p, const T* granule, int bytes) {
-      const uint32_t dst = stage + shared_offset + p * kSharedGranuleStep;
-      if constexpr (V == 4) {
-        cp_async_16(dst, granule, bytes);
-      } else {
-        cp_async_4(dst, granule, bytes);
-      }
-    };
-    if (FULL_K && x_valid == X) {
-#pragma unroll
-      for (int p = 0; p < kPerThread; ++p) {
-        if (has_granule(p)) issue(p, src + p * granule_step, V * 4);
-      }
+  // between. copy_inside() is for a slice wholly inside the matrix (every slice of an interior
+  // tile but a partial last one): no masks, and each granule's address is the first's plus a
+  // 32-bit offset computed from p, so no granule's address waits for another's (from
+  // src + p * granule_step, ptxas made a chain of dependent 64-bit adds). copy_masked() reads
+  // only the elements inside the matrix and zero-fills the rest (cp.async's src-size).
+  __device__ void issue(uint32_t stage, int p, const T* granule, int bytes) const {
+    const uint32_t dst = stage + shared_offset + p * kSharedGranuleStep;
+    if constexpr (V == 4) {
+      cp_async_16(dst, granule, bytes);
     } else {
+      cp_async_4(dst, granule, bytes);
+    }
+  }
+  __device__ void copy_inside(uint32_t stage) {
+    const char* const first = reinterpret_cast<const char*>(src);
+    const int32_t granule_bytes = int32_t(granule_step * int64_t(sizeof(T)));
 #pragma unroll
-      for (int p = 0; p < kPerThread; ++p) {
-        if (!has_granule(p)) continue;
-        const int bytes = elements_inside<FULL_K>(p, k_valid) * 4;
-        issue(p, bytes > 0 ? src + p * granule_step : origin, bytes);
+    for (int p = 0; p < kPerThread; ++p) {
+      if (has_granule(p)) {
+        issue(stage, p, reinterpret_cast<const T*>(first + p * granule_bytes), V * 4);
       }
+    }
+    src += slice_step;
+  }
+  template <bool FULL_K>
+  __device__ void copy_masked(uint32_t stage, int k_valid) {
+#pragma unroll
+    for (int p = 0; p < kPerThread; ++p) {
+      if (!has_granule(p)) continue;
+      const int bytes = elements_inside<FULL_K>(p, k_valid) * 4;
+      issue(stage, p, bytes > 0 ? src + p * granule_step : origin, bytes);
     }
     src += slice_step;
   }
@@ -265,18 +279,24 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm
   const int64_t full_k_tiles = args.k / S::BK;  // slices that need no K mask
   const int last_k_valid = valid_extent(args.k, (num_k_tiles - 1) * S::BK, S::BK);
 
+  // fp32: whether the slices of this tile that are whole along K are wholly inside the matrix
+  // (one test per program, so the K loop branches once per slice, for both operands).
+  bool copies_inside = false;
   // Fetching slice kt, the next one in order: fp32 starts its copy into `stage`; 16-bit loads it
   // into registers, for store_staged after the multiply.
   const auto fetch = [&](int64_t kt, int stage) {
     const bool full_k = kt < full_k_tiles;
     if constexpr (kAsync) {
       const uint32_t a = shared_address(stage_a(stage)), b = shared_address(stage_b(stage));
-      if (full_k) {
-        loader_a.template copy<true>(a, S::BK);
-        loader_b.template copy<true>(b, S::BK);
+      if (full_k && copies_inside) {
+        loader_a.copy_inside(a);
+        loader_b.copy_inside(b);
+      } else if (full_k) {
+        loader_a.template copy_masked<true>(a, S::BK);
+        loader_b.template copy_masked<true>(b, S::BK);
       } else {
-        loader_a.template copy<false>(a, last_k_valid);
-        loader_b.template copy<false>(b, last_k_valid);
+        loader_a.template copy_masked<false>(a, last_k_valid);
+        loader_b.template copy_masked<false>(b, last_k_valid);
       }
     } else if (full_k) {
       loader_a.template load<true>(S::BK);
@@ -316,6 +336,8 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm
                      args.a.stride.row, args.a.stride.col, rows_valid);
       loader_b.start(static_cast<const T*>(args.b.data) + args.b.offset(batch, 0, col0),
                      args.b.stride.col, args.b.stride.row, cols_valid);
+      copies_inside = rows_valid == S::BM && cols_valid == S::BN && loader_a.offsets_fit() &&
+                      loader_b.offsets_fit();
     }
 
     // One slice from a stage: per k, the lane's fragments from shared memory, then its outer
