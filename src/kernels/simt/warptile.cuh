@@ -89,7 +89,7 @@ using Shapes = std::tuple<WarptileShape<256, 128, 8, 64, 64, 3>,   // 8 warps, 8
 // smem[k][x] with row pitch kPitch. For A, x is m; for B, x is n. Element (k, x) of the slice
 // lives at origin + x * stride_x + k * stride_k; CONTIG_K says which of the two is the operand's
 // contiguous dimension (stride 1).
-//   fp32 (kAsync)  copy(): cp.async straight into a stage.
+//   fp32 (kAsync)  copy_inside() / copy_masked(): cp.async straight into a stage.
 //   fp16/bf16      load(): global -> registers (masked, converted to float), one slice ahead;
 //                  store(): registers -> a stage, after the current slice's multiply.
 // A "granule" is a 16-byte vector (VECTOR) or one element; which ones a thread moves, a fixed
