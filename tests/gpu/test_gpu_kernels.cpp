@@ -241,6 +241,26 @@ TEST_F(GpuKernels, StridedBatchInPlaceAndKZero) {
   }
 }
 
+// The persistent sm90 kernel walks several tiles per program when there are more tiles than
+// SMs, and its epilogue carries part of one tile's D into the next tile's K loop (128x256 and
+// 256x128). Batches of 8 give every config more tiles than an H100 has SMs (128x256: 200); the
+// K values put the carried chunks' store on a middle, the last and the only K step; partial
+// tiles at the bottom and right edges.
+TEST_F(GpuKernels, PersistentProgramsWithSeveralTilesEach) {
+  if (!hopper()) GTEST_SKIP() << "sm90 runs only on compute capability 9.0";
+  uint64_t seed = 700;
+  for (const KernelCase& kc : every_kernel_config()) {
+    if (kc.options.kernel != "sm90") continue;
+    for (DType dtype : kc.dtypes)
+      for (int64_t k : {320, 136, 64}) {
+        WorkloadSpec s = spec_of(520, 1032, k, dtype);  // 16-byte rows: D goes through TMA
+        s.batch_count = 8;
+        s.seed = seed++;
+        testing::expect_matches_reference(s, kc.options);  // no refusal allowed here
+      }
+  }
+}
+
 TEST_F(GpuKernels, AutoPicksAKernelThatIsRight) {
   GemmOptions o;
   o.backend = Backend::gpu;

@@ -21,7 +21,9 @@
 //   mainloop   per stage, each consumer issues 4 x (WM/64) wgmma m64nBNk16, commits them, and
 //              waits until only this stage's group is in flight, then frees the previous stage.
 //   epilogue   D = alpha*AB in fp16/bf16, row-major, that a tensor map can describe: through
-//              shared memory, 64x64 chunks that TMA stores while the consumer moves on. Anything
+//              shared memory, 64x64 chunks that TMA stores while the consumer moves on (what does
+//              not fit in the buffers waits in registers and goes out during the next tile's K
+//              loop, store_tma). Anything
 //              else: alpha, beta*C, bias, activation, conversion -> D straight from registers
 //              (pairs of columns in one store when D is row-major), masked at edges; an unrolled
 //              form for plain alpha*AB, a rolled one for the rest (code size).
@@ -67,6 +69,8 @@ struct Sm90Shape {
   // The epilogue's TMA-store chunk buffers, per consumer and in all (smem_layout.hpp).
   static constexpr int kStoreBuffers = store_buffers(BM, BN, kStages);
   static constexpr int kStoreBytes = kConsumers * kStoreBuffers * kStoreChunkBytes;
+  // Whether a consumer carries chunks of a tile's D into its next tile (store_tma).
+  static constexpr bool kHoldsChunks = kStoreBuffers < store_chunks_per_warpgroup(BM, BN);
   static_assert(WM % 64 == 0, "each consumer owns whole 64-row wgmma tiles");
   static_assert(BN % 64 == 0 && BN <= 256, "wgmma N: a multiple of 64 up to 256 here");
   static_assert(kStages >= 2, "a pipeline needs at least two stages");
@@ -270,28 +274,46 @@ __device__ __forceinline__ void consumer_barrier(int consumer) {
   asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
 }
 
-// Scales, converts and writes 64-column chunk `chunk` of a 64-row wgmma tile's accumulators into
-// a store buffer (store_chunk_offset's layout). wgmma's accumulator layout: warp w of the
-// warpgroup holds rows 16w + lane/4 and 16w + lane/4 + 8; registers 4j + {0,1} (4j + {2,3} for
-// the second row) hold columns 8j + 2(lane%4) + {0,1}.
+// One 64 x 64 chunk of D as one thread holds it: 16 pairs of adjacent columns, scaled and
+// converted to the output type. wgmma's accumulator layout: warp w of the warpgroup holds rows
+// 16w + lane/4 and 16w + lane/4 + 8; registers 4j + {0,1} (4j + {2,3} for the second row) hold
+// columns 8j + 2(lane%4) + {0,1}. Pair 2*block + half is row 16w + lane/4 + 8*half, columns
+// 8*block + 2(lane%4) + {0,1} of the chunk.
+struct ChunkPairs {
+  uint32_t pair[16];
+};
+
+// Chunk `chunk` (columns 64*chunk..) of a 64-row wgmma tile's accumulators, as pairs.
 template <typename Pair, int N>
-__device__ __forceinline__ void write_chunk(unsigned char* buffer, const float (&acc)[N], int chunk,
-                                            float alpha) {
-  const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
-  const int row = 16 * warp + lane / 4, col = 2 * (lane % 4);  // the thread's first pair
+__device__ __forceinline__ ChunkPairs convert_chunk(const float (&acc)[N], int chunk, float alpha) {
+  ChunkPairs out;
 #pragma unroll
   for (int block = 0; block < 8; ++block)  // 8 column blocks of 4 registers per chunk
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int r = 4 * (8 * chunk + block) + 2 * half;
       const float v0 = alpha * acc[r], v1 = alpha * acc[r + 1];
-      Pair* at =
-          reinterpret_cast<Pair*>(buffer + store_chunk_offset(row + 8 * half, 8 * block + col));
+      Pair pair;
       if constexpr (std::is_same_v<Pair, __half2>) {
-        *at = __floats2half2_rn(v0, v1);
+        pair = __floats2half2_rn(v0, v1);
       } else {
-        *at = __floats2bfloat162_rn(v0, v1);
+        pair = __floats2bfloat162_rn(v0, v1);
       }
+      out.pair[2 * block + half] = *reinterpret_cast<uint32_t*>(&pair);
+    }
+  return out;
+}
+
+// Writes a thread's pairs of a chunk into a store buffer (store_chunk_offset's layout).
+__device__ __forceinline__ void write_chunk(unsigned char* buffer, const ChunkPairs& chunk) {
+  const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
+  const int row = 16 * warp + lane / 4, col = 2 * (lane % 4);  // the thread's first pair
+#pragma unroll
+  for (int block = 0; block < 8; ++block)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      *reinterpret_cast<uint32_t*>(buffer + store_chunk_offset(row + 8 * half, 8 * block + col)) =
+          chunk.pair[2 * block + half];
     }
 }
 
@@ -303,61 +325,96 @@ __device__ __forceinline__ void issue_store(const CUtensorMap& map_d, unsigned c
                                   buffer);
 }
 
+// Where a chunk goes in D: its first row and column.
+struct ChunkOrigin {
+  int row, col;
+};
+
+// One round of TMA stores of kCount chunks of D, through the consumer's first kCount buffers:
+// once the stores of the round before have read the buffers, every thread writes its part of
+// chunk i (chunk(i), a ChunkPairs) into buffer i, and the warpgroup's first thread hands chunk i
+// to TMA at origin(i), which writes whole lines of D, clipped at the matrix's edges, while the
+// warpgroup moves on. Writes go through the generic proxy and TMA reads through the async proxy,
+// hence the proxy fence before the stores.
+template <int kCount, class Chunk, class Origin>
+__device__ __forceinline__ void store_round(const CUtensorMap& map_d, unsigned char* buffers,
+                                            int batch, int consumer, Chunk chunk, Origin origin) {
+  const bool leader = threadIdx.x % 128 == 0;
+  if (leader) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
+  consumer_barrier(consumer);
+#pragma unroll
+  for (int i = 0; i < kCount; ++i) write_chunk(buffers + i * kStoreChunkBytes, chunk(i));
+  cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+  consumer_barrier(consumer);
+  if (leader) {
+#pragma unroll
+    for (int i = 0; i < kCount; ++i) {
+      const ChunkOrigin at = origin(i);
+      issue_store(map_d, buffers + i * kStoreChunkBytes, at.row, at.col, batch);
+    }
+    cuda::ptx::cp_async_bulk_commit_group();
+  }
+}
+
+// Chunks of D that wait in a consumer's registers, converted, for a free store buffer.
+struct HeldChunks {
+  static constexpr int kCount = 2;
+  ChunkPairs chunk[kCount];
+  ChunkOrigin origin[kCount];
+  int batch = 0;
+  bool waiting = false;
+
+  // Stores the held chunks, if any (store_round first waits until the buffers are read).
+  __device__ __forceinline__ void store(const CUtensorMap& map_d, unsigned char* buffers,
+                                        int consumer) {
+    if (!waiting) return;
+    store_round<kCount>(
+        map_d, buffers, batch, consumer, [&](int i) -> const ChunkPairs& { return chunk[i]; },
+        [&](int i) { return origin[i]; });
+    waiting = false;
+  }
+};
+
 // D = alpha * AB through shared memory and TMA, for a consumer's part of the tile (kParts wgmma
-// tiles of 64 rows, from row0): its accumulators, scaled and converted, fill 64 x 64 chunks, and
-// the warpgroup's first thread hands each chunk to TMA, which writes whole lines of D, clipped at
-// the matrix's edges, while the warpgroup moves on. Writes go through the generic proxy and TMA
-// reads through the async proxy, hence the proxy fence before the stores.
-//   kBuffers >= chunks  one round: wait until the last tile's stores have read the buffers,
-//                       write every chunk, store them all; two barriers per tile.
-//   kBuffers == 2       the chunks take turns (`stores` counts the consumer's chunks): before
-//                       refilling a buffer, its store from two chunks ago must have read it.
+// tiles of 64 rows, from row0, columns from col0), in 64 x 64 chunks.
+//   kBuffers >= chunks  one round: every chunk is written and stored at once; the buffers' last
+//                       stores, a tile ago, have long read them.
+//   kBuffers == 2       (128x256 and 256x128: four chunks, room for two) the first two chunks
+//                       are stored at once; the last two wait in registers, converted (32 of
+//                       them), and the consumer goes on to its next tile. It stores them during
+//                       that tile's K loop, while a K step's wgmma run, when the first two have
+//                       left the buffers. Storing all four here made the consumer wait for TMA
+//                       to read the first two, with the tensor cores idle (docs/perf-notes.md,
+//                       sm90 v10). Holding all four takes 64 registers, which spilled.
 template <typename Pair, int kBuffers, int kParts, int N>
 __device__ __forceinline__ void store_tma(const CUtensorMap& map_d, unsigned char* buffers,
-                                          int& stores, const float (&acc)[kParts][N], float alpha,
-                                          int row0, int col0, int batch, int consumer) {
+                                          HeldChunks& held, const float (&acc)[kParts][N],
+                                          float alpha, int row0, int col0, int batch,
+                                          int consumer) {
   constexpr int kChunksPerPart = N / 32;
-  const bool leader = threadIdx.x % 128 == 0;
-  if constexpr (kBuffers >= kParts * kChunksPerPart) {
-    if (leader) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
-    consumer_barrier(consumer);
-#pragma unroll
-    for (int part = 0; part < kParts; ++part)
-#pragma unroll
-      for (int chunk = 0; chunk < kChunksPerPart; ++chunk) {
-        write_chunk<Pair>(buffers + (part * kChunksPerPart + chunk) * kStoreChunkBytes, acc[part],
-                          chunk, alpha);
-      }
-    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-    consumer_barrier(consumer);
-    if (leader) {
-#pragma unroll
-      for (int part = 0; part < kParts; ++part)
-#pragma unroll
-        for (int chunk = 0; chunk < kChunksPerPart; ++chunk) {
-          issue_store(map_d, buffers + (part * kChunksPerPart + chunk) * kStoreChunkBytes,
-                      row0 + part * kStoreRows, col0 + chunk * kStoreColumns, batch);
-        }
-      cuda::ptx::cp_async_bulk_commit_group();
-    }
+  constexpr int kChunks = kParts * kChunksPerPart;
+  // Chunk c of the part, counted part by part.
+  const auto convert = [&](int c) {
+    return convert_chunk<Pair>(acc[c / kChunksPerPart], c % kChunksPerPart, alpha);
+  };
+  const auto origin = [&](int c) {
+    return ChunkOrigin{row0 + c / kChunksPerPart * kStoreRows,
+                       col0 + c % kChunksPerPart * kStoreColumns};
+  };
+  if constexpr (kBuffers >= kChunks) {
+    store_round<kChunks>(map_d, buffers, batch, consumer, convert, origin);
   } else {
-    static_assert(kBuffers == 2, "chunks take turns in two buffers");
+    static_assert(kBuffers == 2 && kChunks == 2 + HeldChunks::kCount,
+                  "two chunks stored at once, the rest held");
+    held.store(map_d, buffers, consumer);  // only if the K loop had no step to do it
+    store_round<2>(map_d, buffers, batch, consumer, convert, origin);
 #pragma unroll
-    for (int part = 0; part < kParts; ++part)
-#pragma unroll
-      for (int chunk = 0; chunk < kChunksPerPart; ++chunk) {
-        unsigned char* buffer = buffers + (stores & 1) * kStoreChunkBytes;
-        if (leader) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<1>{});
-        consumer_barrier(consumer);
-        write_chunk<Pair>(buffer, acc[part], chunk, alpha);
-        cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-        consumer_barrier(consumer);
-        if (leader) {
-          issue_store(map_d, buffer, row0 + part * kStoreRows, col0 + chunk * kStoreColumns, batch);
-          cuda::ptx::cp_async_bulk_commit_group();
-        }
-        ++stores;
-      }
+    for (int i = 0; i < HeldChunks::kCount; ++i) {
+      held.chunk[i] = convert(2 + i);
+      held.origin[i] = origin(2 + i);
+    }
+    held.batch = batch;
+    held.waiting = true;
   }
 }
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
@@ -470,8 +527,11 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
     int stage = 0, previous = 0;
     uint32_t phase = 0;
-    int stores = 0;  // TMA-stored chunks of D
     unsigned char* const my_chunks = store_chunks + consumer * S::kStoreBuffers * kStoreChunkBytes;
+    HeldChunks held;  // chunks of the last tile's D not yet stored (store_tma)
+    // The K step at which they are stored: late enough that the stores issued at the end of the
+    // last tile have read their buffers (two K steps, ~1.4 us at 128x256), early enough for any K.
+    const int held_store_step = k_tiles > 2 ? 2 : k_tiles - 1;
     float acc[S::kMmaM][S::BN / 2];
     const Walk w = walk();
     for (int item = w.first; item < w.count; item += w.step) {
@@ -495,6 +555,10 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         if (kt > 0 && lane == 0) arrive_cluster<kCluster>(&empty[previous]);
         previous = stage;
         if (++stage == S::kStages) stage = 0, phase ^= 1;
+        // While this stage's wgmma run, the last tile's held chunks of D go to TMA.
+        if constexpr (S::kHoldsChunks) {
+          if (kt == held_store_step) held.store(map_d, my_chunks, consumer);
+        }
       }
       wgmma_wait<0>();
       if (lane == 0) arrive_cluster<kCluster>(&empty[previous]);
@@ -508,11 +572,10 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         const int tile_row = int(work.tile.pid_m * S::BM) + consumer * S::WM;
         const int tile_col = int(work.tile.pid_n * S::BN);
         if (e.d.dtype == DType::bf16) {
-          store_tma<__nv_bfloat162, S::kStoreBuffers>(map_d, my_chunks, stores, acc, e.alpha,
-                                                      tile_row, tile_col, int(work.batch),
-                                                      consumer);
+          store_tma<__nv_bfloat162, S::kStoreBuffers>(
+              map_d, my_chunks, held, acc, e.alpha, tile_row, tile_col, int(work.batch), consumer);
         } else {
-          store_tma<__half2, S::kStoreBuffers>(map_d, my_chunks, stores, acc, e.alpha, tile_row,
+          store_tma<__half2, S::kStoreBuffers>(map_d, my_chunks, held, acc, e.alpha, tile_row,
                                                tile_col, int(work.batch), consumer);
         }
         continue;
@@ -532,6 +595,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         }
       }
     }
+    if constexpr (S::kHoldsChunks) held.store(map_d, my_chunks, consumer);  // the last tile's
     // The consumer's TMA stores must be complete before the CTA (and its shared memory) ends.
     if (route == StoreRoute::tma && threadIdx.x % 128 == 0) {
       cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
