@@ -37,25 +37,37 @@ struct TileCoord {
   int64_t pid_n = 0;
 };
 
-// Every intermediate of the grouped mapping (what `explain` prints).
-struct GroupedOrderSteps {
-  int64_t num_pid_m, num_pid_n, num_pid_in_group, group_id, first_pid_m, group_size_m;
-  int64_t pid_m, pid_n;
+// Every intermediate of the grouped mapping (what `explain` prints), from the tile grid's size,
+// on any integer type: int64_t everywhere but in the persistent kernel, which takes int32_t
+// (PersistentTiles below).
+template <class Int>
+struct GroupedOrder {
+  Int num_pid_m, num_pid_n, num_pid_in_group, group_id, first_pid_m, group_size_m;
+  Int pid_m, pid_n;
 };
 
-TILEGEMM_HOST_DEVICE constexpr GroupedOrderSteps grouped_tile_order_steps(
-    int64_t pid, int64_t m, int64_t n, int64_t block_m, int64_t block_n, int64_t group_size_m) {
-  GroupedOrderSteps s{};
-  s.num_pid_m = cdiv(m, block_m);
-  s.num_pid_n = cdiv(n, block_n);
-  s.num_pid_in_group = group_size_m * s.num_pid_n;
+template <class Int>
+TILEGEMM_HOST_DEVICE constexpr GroupedOrder<Int> grouped_order(Int pid, Int num_pid_m,
+                                                               Int num_pid_n, Int group_size_m) {
+  GroupedOrder<Int> s{};
+  s.num_pid_m = num_pid_m;
+  s.num_pid_n = num_pid_n;
+  s.num_pid_in_group = group_size_m * num_pid_n;
   s.group_id = pid / s.num_pid_in_group;
   s.first_pid_m = s.group_id * group_size_m;
   s.group_size_m =
       s.num_pid_m - s.first_pid_m < group_size_m ? s.num_pid_m - s.first_pid_m : group_size_m;
-  s.pid_m = s.first_pid_m + (pid % s.num_pid_in_group) % s.group_size_m;
-  s.pid_n = (pid % s.num_pid_in_group) / s.group_size_m;
+  const Int in_group = pid - s.group_id * s.num_pid_in_group;  // pid % num_pid_in_group
+  s.pid_m = s.first_pid_m + in_group % s.group_size_m;
+  s.pid_n = in_group / s.group_size_m;
   return s;
+}
+
+using GroupedOrderSteps = GroupedOrder<int64_t>;
+
+TILEGEMM_HOST_DEVICE constexpr GroupedOrderSteps grouped_tile_order_steps(
+    int64_t pid, int64_t m, int64_t n, int64_t block_m, int64_t block_n, int64_t group_size_m) {
+  return grouped_order<int64_t>(pid, cdiv(m, block_m), cdiv(n, block_n), group_size_m);
 }
 
 TILEGEMM_HOST_DEVICE constexpr TileCoord grouped_tile_order(int64_t pid, int64_t m, int64_t n,
@@ -116,6 +128,43 @@ TILEGEMM_HOST_DEVICE constexpr int64_t cluster_items(int64_t m, int64_t n, int64
                                                      int cluster_m) {
   return num_tiles(m, n, cluster_m * block_m, block_n) * batch_count;
 }
+
+// cluster_tile and cluster_items as a persistent kernel uses them: the tile grid's size is worked
+// out once per program, and each work item's tile in 32-bit arithmetic. On the GPU a 64-bit
+// division is a subroutine of ~100 instructions, and a program works out its first tile before
+// its first load (docs/perf-notes.md, sm90 v11). The caller makes sure that the work items number
+// fewer than 2^31 (the sm90 kernel's problem_check).
+struct PersistentTiles {
+  int32_t num_pid_m = 0;  // cluster rows of tiles
+  int32_t num_pid_n = 0;
+  int32_t group = 1;  // GROUP_SIZE_M in cluster rows
+  int32_t cluster_m = 1;
+
+  TILEGEMM_HOST_DEVICE constexpr PersistentTiles(int64_t m, int64_t n, int64_t block_m,
+                                                 int64_t block_n, int64_t group_size_m,
+                                                 int cluster_m_)
+      : num_pid_m(int32_t(cdiv(m, cluster_m_ * block_m))),
+        num_pid_n(int32_t(cdiv(n, block_n))),
+        cluster_m(cluster_m_) {
+    const int64_t g = group_size_m / cluster_m_ > 0 ? group_size_m / cluster_m_ : 1;
+    // A group taller than the grid orders the tiles as one of exactly the grid's height does;
+    // clamped, group * num_pid_n stays within the item count.
+    group = int32_t(g < num_pid_m || num_pid_m == 0 ? g : num_pid_m);
+  }
+
+  TILEGEMM_HOST_DEVICE constexpr int32_t items(int64_t batch_count) const {
+    return int32_t(int64_t(num_pid_m) * num_pid_n * batch_count);
+  }
+
+  // Work item `item`'s tile for the cluster's program `rank` (cluster_tile).
+  TILEGEMM_HOST_DEVICE constexpr BatchedTile tile(int32_t item, int rank) const {
+    const int32_t per_batch = num_pid_m * num_pid_n;
+    const int32_t batch = item / per_batch;
+    const GroupedOrder<int32_t> g =
+        grouped_order<int32_t>(item - batch * per_batch, num_pid_m, num_pid_n, group);
+    return {batch, {int64_t(g.pid_m) * cluster_m + rank, g.pid_n}};
+  }
+};
 
 // How many of a tile's `tile` rows (or columns, or K steps) starting at `start` lie inside an
 // extent of `size`: the mask length at the matrix edge.

@@ -141,6 +141,42 @@ TEST(ClusterTile, AGroupCoversTheSameRowsAsWithoutClusters) {
   EXPECT_EQ(cluster_tile(4, 0, 4096, 4096, 128, 256, 8, 2).tile.pid_n, 1);
 }
 
+// The persistent kernel's 32-bit form must walk exactly cluster_tile's order, GROUP_SIZE_M
+// larger than the grid (which it clamps) included.
+TEST(PersistentTiles, IsClusterTileIn32Bits) {
+  std::mt19937_64 rng(11242026);
+  std::uniform_int_distribution<int64_t> dim(1, 3000);
+  const int64_t blocks[] = {64, 128, 256};
+  const int64_t groups[] = {1, 2, 3, 8, 16, 64, 1000};
+  for (int trial = 0; trial < 300; ++trial) {
+    const int64_t m = dim(rng), n = dim(rng), bm = blocks[rng() % 3], bn = blocks[rng() % 3];
+    const int64_t group = groups[rng() % 7], batch = 1 + int64_t(rng() % 3);
+    const int cluster = 1 + int(rng() % 2);
+    const PersistentTiles tiles(m, n, bm, bn, group, cluster);
+    const int64_t items = cluster_items(m, n, bm, bn, batch, cluster);
+    ASSERT_EQ(tiles.items(batch), items);
+    for (int64_t item = 0; item < items; ++item)
+      for (int rank = 0; rank < cluster; ++rank) {
+        const BatchedTile want = cluster_tile(item, rank, m, n, bm, bn, group, cluster);
+        const BatchedTile got = tiles.tile(int32_t(item), rank);
+        ASSERT_EQ(got.batch, want.batch);
+        ASSERT_EQ(got.tile.pid_m, want.tile.pid_m) << "m=" << m << " n=" << n << " item=" << item;
+        ASSERT_EQ(got.tile.pid_n, want.tile.pid_n) << "m=" << m << " n=" << n << " item=" << item;
+      }
+  }
+  // A grid of 2^30 items: no intermediate overflows 32 bits.
+  const int64_t m = int64_t(1) << 21, n = int64_t(1) << 21;
+  const PersistentTiles big(m, n, 64, 64, 64, 1);
+  ASSERT_EQ(big.items(1), int64_t(1) << 30);
+  for (int64_t item :
+       {int64_t(0), int64_t(12345), (int64_t(1) << 29) + 7, (int64_t(1) << 30) - 1}) {
+    const BatchedTile want = cluster_tile(item, 0, m, n, 64, 64, 64, 1);
+    const BatchedTile got = big.tile(int32_t(item), 0);
+    EXPECT_EQ(got.tile.pid_m, want.tile.pid_m);
+    EXPECT_EQ(got.tile.pid_n, want.tile.pid_n);
+  }
+}
+
 TEST(ValidExtent, IsTheMaskLengthAtTheEdge) {
   EXPECT_EQ(valid_extent(100, 64, 64), 36);
   EXPECT_EQ(valid_extent(128, 64, 64), 64);

@@ -188,11 +188,21 @@ __device__ __forceinline__ void arrive_cluster(uint64_t* barrier) {
   }
 }
 
-// Every thread of every program of the cluster: after it the cluster's barriers are initialised,
-// and no program leaves while another may still signal it. Only for real clusters: the release
-// of barrier.cluster is a MEMBAR.GPU, which a program on its own does not need.
+// Every thread of every program of the cluster, at the end: no program leaves while another may
+// still signal it (the release orders this thread's remote arrives before its arrival here). Only
+// for real clusters: the release of barrier.cluster is a MEMBAR.GPU, which a program on its own
+// does not need.
 __device__ __forceinline__ void cluster_sync() {
   cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_release);
+  cuda::ptx::barrier_cluster_wait(cuda::ptx::sem_acquire);
+}
+
+// The same at the start: after it the cluster's barriers are initialised. The release that
+// publishes them is thread 0's fence.mbarrier_init, so the arrival can be relaxed and skip
+// cluster_sync's MEMBAR.GPU, which held up every program's first load (docs/perf-notes.md,
+// sm90 v11).
+__device__ __forceinline__ void cluster_start_sync() {
+  cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_relaxed);
   cuda::ptx::barrier_cluster_wait(cuda::ptx::sem_acquire);
 }
 
@@ -468,24 +478,24 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
   if constexpr (kCluster > 1) {
-    cluster_sync();
+    cluster_start_sync();
   } else {
     __syncthreads();
   }
 
   // The persistent walk: this program's cluster takes work items first, first + step, ... below
-  // `count`, in 32 bits (problem_check), which saves the consumers registers.
+  // `count`, and tiles.tile(item, rank()) says which tile each is. All in 32 bits (problem_check),
+  // which saves the consumers registers and the program's start a 64-bit division subroutine.
   struct Walk {
+    PersistentTiles tiles;
     int first, step, count;
   };
   const auto walk = [&] {
-    return Walk{int(blockIdx.x) / kCluster, int(gridDim.x) / kCluster,
-                int(cluster_items(args.m, args.n, S::BM, S::BN, args.batch_count, kCluster))};
+    const PersistentTiles tiles(args.m, args.n, S::BM, S::BN, args.group_size_m, kCluster);
+    return Walk{tiles, int(blockIdx.x) / kCluster, int(gridDim.x) / kCluster,
+                tiles.items(args.batch_count)};
   };
   const int k_tiles = int(cdiv(args.k, kBlockK));
-  const auto item_at = [&](int item) {
-    return cluster_tile(item, rank(), args.m, args.n, S::BM, S::BN, args.group_size_m, kCluster);
-  };
 
   if (threadIdx.x < 128) {
     // ---- producer ----
@@ -498,7 +508,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       uint32_t phase = 0;
       const Walk w = walk();
       for (int item = w.first; item < w.count; item += w.step) {
-        const BatchedTile work = item_at(item);
+        const BatchedTile work = w.tiles.tile(item, rank());
         // A program below the matrix (last cluster row) loads the last real A tile: its B part
         // is what matters, and it writes nothing.
         const int64_t tile_rows = cdiv(args.m, S::BM);
@@ -535,7 +545,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     float acc[S::kMmaM][S::BN / 2];
     const Walk w = walk();
     for (int item = w.first; item < w.count; item += w.step) {
-      const BatchedTile work = item_at(item);
+      const BatchedTile work = w.tiles.tile(item, rank());
       for (int kt = 0; kt < k_tiles; ++kt) {
         wait_barrier(&full[stage], phase);
         const uint32_t a = shared_address(stages_a + stage * kTileA.bytes());
@@ -596,9 +606,10 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       }
     }
     if constexpr (S::kHoldsChunks) held.store(map_d, my_chunks, consumer);  // the last tile's
-    // The consumer's TMA stores must be complete before the CTA (and its shared memory) ends.
+    // The consumer's TMA stores must have read their buffers before the CTA (and its shared
+    // memory) ends.
     if (route == StoreRoute::tma && threadIdx.x % 128 == 0) {
-      cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
+      cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
     }
   }
   // The other programs of the cluster may still arrive on this one's `empty` barriers.
