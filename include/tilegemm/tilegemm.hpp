@@ -164,7 +164,10 @@ struct KernelInfo {
   std::string description;
   KernelConfig default_config;
   std::vector<KernelConfig> configs;  // every config this build instantiates
-  std::vector<DType> input_dtypes;    // dtypes of A and B it takes (each config takes them all)
+  // Dtypes of A and B it takes. Each config takes them all, with one exception the kernel names
+  // when it refuses a problem: sm80's BLOCK_SIZE_K 64 configs take fp16 and bf16 with 16-byte
+  // aligned rows only.
+  std::vector<DType> input_dtypes;
 };
 
 // The GPU kernels compiled into this build (empty list when built without CUDA).

@@ -53,7 +53,9 @@ KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmPr
       by_area.begin(), by_area.end(), [&](const KernelConfig& x, const KernelConfig& y) {
         const int64_t ax = int64_t(x.block_m) * x.block_n, ay = int64_t(y.block_m) * y.block_n;
         if (ax != ay) return ax > ay;
-        return tall ? x.block_m > y.block_m : x.block_n > y.block_n;
+        if (x.block_m != y.block_m) return tall ? x.block_m > y.block_m : x.block_n > y.block_n;
+        // The same tile: the deeper slice (half the barriers per mma; sm80 v4 in perf-notes).
+        return x.block_k > y.block_k;
       });
   // "Fills" the GPU: programs for at least 7/8 of the SMs. One wave of large tiles with a few SMs
   // idle beats two of half-size tiles (2048^3 on 132 SMs: 128 tiles of 128x256 ran 2 % faster
@@ -99,7 +101,12 @@ HeuristicChoice heuristic(const GemmProblem& p, const std::string& kernel_name,
       return choice;
     }
   }
-  choice.config = rules_config(choice.kernel->info.configs, p, sms);
+  // The rules choose among the configs that take this problem (sm80's BLOCK_SIZE_K 64 ones take
+  // 16-bit inputs with aligned rows only); if none does, the error comes from the launch.
+  std::vector<KernelConfig> configs;
+  for (const KernelConfig& c : choice.kernel->info.configs)
+    if (choice.kernel->can_implement(p, c).empty()) configs.push_back(c);
+  choice.config = rules_config(configs.empty() ? choice.kernel->info.configs : configs, p, sms);
   if (choice.kernel->persistent && choice.config.cluster_m <= 1) {
     // A persistent kernel's wave is one program per SM, so the L2 model can pick the launch
     // order: 128x256 tiles on 132 SMs read 23 % fewer bytes per wave with GROUP_SIZE_M 16 than

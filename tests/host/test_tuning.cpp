@@ -55,6 +55,22 @@ TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
   EXPECT_EQ(to_string(rules_config(configs, batched, 132)), "128x256x64/g8/s4/w12/wt64x256");
 }
 
+TEST(RulesConfig, OfEqualTilesTheDeeperSlice) {
+  // The sm80 kernel's 16-bit list: 128x256 at BLOCK_SIZE_K 32 (listed first, the kernel's
+  // default, which every input type takes) and at 64.
+  std::vector<KernelConfig> configs;
+  for (const char* text : {"128x256x32/g8/s4/w8/wt64x64", "128x128x32/g8/s4/w4/wt64x64",
+                           "128x256x64/g8/s3/w8/wt64x64", "128x128x64/g8/s3/w4/wt64x64"}) {
+    configs.push_back(*parse_kernel_config(text));
+  }
+  EXPECT_EQ(to_string(rules_config(configs, problem(4096, 4096, 4096), 132)),
+            "128x256x64/g8/s3/w8/wt64x64");
+  // Without the deep ones (a tf32 problem: can_implement leaves them out), the list as before.
+  configs.resize(2);
+  EXPECT_EQ(to_string(rules_config(configs, problem(4096, 4096, 4096), 132)),
+            "128x256x32/g8/s4/w8/wt64x64");
+}
+
 TEST(TuningKey, EqualProblemsGiveEqualKeysAndHashes) {
   const TuningKey a = make_tuning_key(problem(4096, 4096, 4096), "auto", 0);
   const TuningKey b = make_tuning_key(problem(4096, 4096, 4096), "auto", 0);

@@ -43,6 +43,23 @@ std::string device_check() {
   return {};
 }
 
+// BLOCK_SIZE_K 64 is compiled for 16-bit inputs on the cp.async path only (compiled_for).
+std::string wide_slice_check(const GemmProblem& p, const KernelConfig& c) {
+  if (c.block_k <= 32) return {};
+  if (p.a.dtype != DType::fp16 && p.a.dtype != DType::bf16) {
+    return "kernel sm80: BLOCK_SIZE_K 64 is compiled for fp16 and bf16 only; for " +
+           std::string(to_string(p.a.dtype)) + " take a BLOCK_SIZE_K 32 config";
+  }
+  // The launch's test for the cp.async path (launch above).
+  const GemmArgs args = make_gemm_args(p, c.group_size_m);
+  const int size = dtype_size(p.a.dtype);
+  if (!vector_aligned(args.a, size) || !vector_aligned(args.b, size)) {
+    return "kernel sm80: BLOCK_SIZE_K 64 needs 16-byte aligned rows of A and B (cp.async); "
+           "take a BLOCK_SIZE_K 32 config";
+  }
+  return {};
+}
+
 }  // namespace
 }  // namespace tilegemm::sm80
 
@@ -57,8 +74,9 @@ Kernel sm80_kernel() {
   };
   kernel.can_implement = [config_check = kernel.can_implement](const GemmProblem& p,
                                                                const KernelConfig& c) {
-    std::string why = config_check(p, c);
-    return why.empty() ? sm80::device_check() : why;
+    if (std::string why = config_check(p, c); !why.empty()) return why;
+    if (std::string why = sm80::wide_slice_check(p, c); !why.empty()) return why;
+    return sm80::device_check();
   };
   return kernel;
 }

@@ -55,11 +55,12 @@ struct Sm80Shape {
   }
 };
 
-// Compiled shapes, each for fp16, bf16 and tf32. The first eight are the Triton tutorial's
-// autotune list mapped to warp tiles (its 128x256x64 at 3 stages becomes 128x256x32 at 4: tf32
-// doubles the bytes of a stage and 3 x 64 would not fit in 227 KB); the last is a second 8-warp
-// shape for tall problems. (128x128x64 at 3 stages was built once and dropped unmeasured: its
-// tf32 staged kernels spilled 12 KB, docs/perf-notes.md, sm80 v3.)
+// Compiled shapes. The first nine, for fp16, bf16 and tf32, are the Triton tutorial's autotune
+// list mapped to warp tiles (its 128x256x64 at 3 stages becomes 128x256x32 at 4: tf32 doubles
+// the bytes of a stage and 3 x 64 would not fit in 227 KB), and a second 8-warp shape for tall
+// problems. The last three take BLOCK_SIZE_K = 64 for 16-bit inputs on the cp.async path only
+// (compiled_for): half the barriers per mma, +4-9 % at 4096^3 and 8192^3 (docs/perf-notes.md,
+// sm80 v4). The staged path would hold a 64-wide slice in registers, and tf32 spilled there.
 using Shapes = std::tuple<Sm80Shape<128, 256, 32, 64, 64, 4>,   // w8
                           Sm80Shape<64, 256, 32, 64, 64, 4>,    // w4
                           Sm80Shape<128, 128, 32, 64, 64, 4>,   // w4
@@ -68,7 +69,17 @@ using Shapes = std::tuple<Sm80Shape<128, 256, 32, 64, 64, 4>,   // w8
                           Sm80Shape<128, 32, 32, 32, 32, 4>,    // w4
                           Sm80Shape<64, 32, 32, 32, 32, 5>,     // w2
                           Sm80Shape<32, 64, 32, 32, 32, 5>,     // w2
-                          Sm80Shape<256, 128, 32, 64, 64, 4>>;  // w8
+                          Sm80Shape<256, 128, 32, 64, 64, 4>,   // w8
+                          Sm80Shape<128, 256, 64, 64, 64, 3>,   // w8, 16-bit + cp.async only
+                          Sm80Shape<256, 128, 64, 64, 64, 3>,   // w8, 16-bit + cp.async only
+                          Sm80Shape<128, 128, 64, 64, 64, 3>>;  // w4, 16-bit + cp.async only
+
+// Whether shape S is compiled for input type T and copy path ASYNC (see Shapes). The kernel's
+// can_implement refuses the rest, by name (sm80.cu).
+template <class S, typename T, bool ASYNC>
+constexpr bool compiled_for() {
+  return S::BK <= 32 || (sizeof(T) == 2 && ASYNC);
+}
 
 // What the element type changes: the K of one mma, and the 16-byte chunk.
 template <typename T>
@@ -514,8 +525,13 @@ Status launch_shape(const GemmArgs& args, bool d_aligned, cudaStream_t stream) {
 template <typename T, bool ASYNC>
 Status launch_for_type(const GemmArgs& args, const KernelConfig& config, bool d_aligned,
                        cudaStream_t stream) {
-  return launch_compiled_shape<Shapes>("sm80", config, [&](auto shape) {
-    return launch_shape<decltype(shape), T, ASYNC>(args, d_aligned, stream);
+  return launch_compiled_shape<Shapes>("sm80", config, [&](auto shape) -> Status {
+    using S = decltype(shape);
+    if constexpr (compiled_for<S, T, ASYNC>()) {
+      return launch_shape<S, T, ASYNC>(args, d_aligned, stream);
+    } else {
+      return {StatusCode::not_supported, "sm80: config not compiled for this input type and path"};
+    }
   });
 }
 
