@@ -59,7 +59,7 @@ struct Sm80Shape {
 // list mapped to warp tiles (its 128x256x64 at 3 stages becomes 128x256x32 at 4: tf32 doubles
 // the bytes of a stage and 3 x 64 would not fit in 227 KB), and a second 8-warp shape for tall
 // problems. The last three take BLOCK_SIZE_K = 64 for 16-bit inputs on the cp.async path only
-// (compiled_for): half the barriers per mma, +4-9 % at 4096^3 and 8192^3 (docs/perf-notes.md,
+// (compiled_for): half the barriers per mma, +4-10 % at 4096^3 and 8192^3 (docs/perf-notes.md,
 // sm80 v4). The staged path would hold a 64-wide slice in registers, and tf32 spilled there.
 using Shapes = std::tuple<Sm80Shape<128, 256, 32, 64, 64, 4>,   // w8
                           Sm80Shape<64, 256, 32, 64, 64, 4>,    // w4
