@@ -7,13 +7,16 @@
 namespace tilegemm::sm80 {
 namespace {
 
-Status launch(const GemmArgs& args, const KernelConfig& config, void* stream) {
+// cp.async moves 16 bytes from 16-byte aligned addresses: A's and B's base pointer, leading
+// dimension and batch stride must all be multiples of 16 bytes. Else the staged path.
+bool takes_cp_async(const GemmArgs& args) {
   const int element_size = dtype_size(args.a.dtype);
-  // cp.async moves 16 bytes from 16-byte aligned addresses: base pointer, leading dimension and
-  // batch stride must all be multiples of 16 bytes.
-  const Sm80Flags flags{
-      vector_aligned(args.a, element_size) && vector_aligned(args.b, element_size),
-      vector_aligned(args.epilogue.d, dtype_size(args.epilogue.d.dtype))};
+  return vector_aligned(args.a, element_size) && vector_aligned(args.b, element_size);
+}
+
+Status launch(const GemmArgs& args, const KernelConfig& config, void* stream) {
+  const Sm80Flags flags{takes_cp_async(args),
+                        vector_aligned(args.epilogue.d, dtype_size(args.epilogue.d.dtype))};
   const auto s = static_cast<cudaStream_t>(stream);
   const auto go = [&](auto t) {
     using T = decltype(t);
@@ -50,10 +53,7 @@ std::string wide_slice_check(const GemmProblem& p, const KernelConfig& c) {
     return "kernel sm80: BLOCK_SIZE_K 64 is compiled for fp16 and bf16 only; for " +
            std::string(to_string(p.a.dtype)) + " take a BLOCK_SIZE_K 32 config";
   }
-  // The launch's test for the cp.async path (launch above).
-  const GemmArgs args = make_gemm_args(p, c.group_size_m);
-  const int size = dtype_size(p.a.dtype);
-  if (!vector_aligned(args.a, size) || !vector_aligned(args.b, size)) {
+  if (!takes_cp_async(make_gemm_args(p, c.group_size_m))) {
     return "kernel sm80: BLOCK_SIZE_K 64 needs 16-byte aligned rows of A and B (cp.async); "
            "take a BLOCK_SIZE_K 32 config";
   }
