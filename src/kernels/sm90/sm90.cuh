@@ -463,26 +463,6 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   // a special register wherever needed (a value kept across setmaxnreg goes to local memory).
   constexpr int kCluster = S::kClusterM;
   const auto rank = [] { return kCluster > 1 ? int(cuda::ptx::get_sreg_cluster_ctarank()) : 0; };
-  if (threadIdx.x == 0) {
-    // The descriptors' fetch overlaps the set-up below instead of the first loads and stores.
-    prefetch_tensormap(map_a);
-    prefetch_tensormap(map_b);
-    if (route == StoreRoute::tma) prefetch_tensormap(map_d);
-    for (int s = 0; s < S::kStages; ++s) {
-      cuda::ptx::mbarrier_init(&full[s], 1);  // the producer's arrive + bytes
-      // Every consumer warp of every program of the cluster: a stage is free once all the
-      // programs its B part is multicast to have read it.
-      cuda::ptx::mbarrier_init(&empty[s], S::kConsumers * 4 * kCluster);
-    }
-    // Make the initialised barriers visible to the TMA unit (the async proxy) and the cluster.
-    cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
-  }
-  if constexpr (kCluster > 1) {
-    cluster_start_sync();
-  } else {
-    __syncthreads();
-  }
-
   // The persistent walk: this program's cluster takes work items first, first + step, ... below
   // `count`, and tiles.tile(item, rank()) says which tile each is. All in 32 bits (problem_check),
   // which saves the consumers registers and the program's start a 64-bit division subroutine.
@@ -497,35 +477,68 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   };
   const int k_tiles = int(cdiv(args.k, kBlockK));
 
+  // The producer's loads of K step kt of `work` into `stage`: A's tile and this program's part of
+  // B's, multicast to the whole cluster. A program below the matrix (last cluster row) loads the
+  // last real A tile: its B part is what matters, and it writes nothing.
+  const auto load_step = [&](const BatchedTile& work, int kt, int stage) {
+    constexpr OperandTile kTileBParts{S::BN, B_MN, kCluster};
+    constexpr uint16_t kMulticast = kCluster > 1 ? uint16_t((1u << kCluster) - 1) : 0;
+    const int64_t tile_rows = cdiv(args.m, S::BM);
+    const int64_t pid_m = work.tile.pid_m < tile_rows ? work.tile.pid_m : tile_rows - 1;
+    const int m0 = int(pid_m * S::BM), n0 = int(work.tile.pid_n * S::BN);
+    // The whole stage: A, and every part of B (the other programs' parts complete here too).
+    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                         cuda::ptx::space_shared, &full[stage], kStageBytes);
+    load_tile(map_a, kTileA, stages_a + stage * kTileA.bytes(), m0, kt * kBlockK, int(work.batch),
+              &full[stage]);
+    load_tile(map_b, kTileBParts, stages_b + stage * kTileB.bytes(), n0, kt * kBlockK,
+              int(work.batch), &full[stage], rank(), kCluster, kMulticast);
+  };
+  // Without a cluster, thread 0 loads the first tile's first num_stages K steps as soon as it has
+  // initialised the barriers, before the barrier below and setmaxnreg. (In a cluster the partner's
+  // barriers must be initialised first.)
+  const int early_steps = kCluster == 1 ? (k_tiles < S::kStages ? k_tiles : S::kStages) : 0;
+  if (threadIdx.x == 0) {
+    // The descriptors' fetch overlaps the set-up below instead of the first loads and stores.
+    prefetch_tensormap(map_a);
+    prefetch_tensormap(map_b);
+    if (route == StoreRoute::tma) prefetch_tensormap(map_d);
+    for (int s = 0; s < S::kStages; ++s) {
+      cuda::ptx::mbarrier_init(&full[s], 1);  // the producer's arrive + bytes
+      // Every consumer warp of every program of the cluster: a stage is free once all the
+      // programs its B part is multicast to have read it.
+      cuda::ptx::mbarrier_init(&empty[s], S::kConsumers * 4 * kCluster);
+    }
+    // Make the initialised barriers visible to the TMA unit (the async proxy) and the cluster.
+    cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+    if (early_steps > 0) {
+      const Walk w = walk();  // every program has a first item: the grid is no larger than that
+      const BatchedTile work = w.tiles.tile(w.first, 0);
+      for (int kt = 0; kt < early_steps; ++kt) load_step(work, kt, kt);
+    }
+  }
+  if constexpr (kCluster > 1) {
+    cluster_start_sync();
+  } else {
+    __syncthreads();
+  }
+
   if (threadIdx.x < 128) {
     // ---- producer ----
     registers_decrease<kProducerRegisters>();
     if (threadIdx.x == 0) {
-      // B's tile comes in kCluster parts, this program's part multicast to the whole cluster.
-      constexpr OperandTile kTileBParts{S::BN, B_MN, kCluster};
-      constexpr uint16_t kMulticast = kCluster > 1 ? uint16_t((1u << kCluster) - 1) : 0;
-      int stage = 0;
-      uint32_t phase = 0;
+      // After the early steps (a first pass over stages 0 .. early_steps-1).
+      int stage = early_steps % S::kStages;
+      uint32_t phase = early_steps / S::kStages;
       const Walk w = walk();
       for (int item = w.first; item < w.count; item += w.step) {
         const BatchedTile work = w.tiles.tile(item, rank());
-        // A program below the matrix (last cluster row) loads the last real A tile: its B part
-        // is what matters, and it writes nothing.
-        const int64_t tile_rows = cdiv(args.m, S::BM);
-        const int64_t pid_m = work.tile.pid_m < tile_rows ? work.tile.pid_m : tile_rows - 1;
-        const int m0 = int(pid_m * S::BM), n0 = int(work.tile.pid_n * S::BN);
-        for (int kt = 0; kt < k_tiles; ++kt) {
+        for (int kt = item == w.first ? early_steps : 0; kt < k_tiles; ++kt) {
           // A fresh barrier counts as having completed the phase before its first, so the first
           // pass over the ring does not wait. In a cluster this also waits for the other
           // programs' consumers: the multicast below writes into their stage too.
           wait_barrier(&empty[stage], phase ^ 1);
-          // The whole stage: A, and every part of B (the other programs' parts complete here too).
-          cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
-                                               cuda::ptx::space_shared, &full[stage], kStageBytes);
-          load_tile(map_a, kTileA, stages_a + stage * kTileA.bytes(), m0, kt * kBlockK,
-                    int(work.batch), &full[stage]);
-          load_tile(map_b, kTileBParts, stages_b + stage * kTileB.bytes(), n0, kt * kBlockK,
-                    int(work.batch), &full[stage], rank(), kCluster, kMulticast);
+          load_step(work, kt, stage);
           if (++stage == S::kStages) stage = 0, phase ^= 1;
         }
       }
