@@ -6,6 +6,7 @@
 #   scripts/gpu-check.sh                        # everything
 #   BENCH_SUITES="square llm" BENCH_DTYPES="bf16" scripts/gpu-check.sh
 #   SKIP_TESTS=1 scripts/gpu-check.sh           # build + bench only
+#   SKIP_BENCH=1 scripts/gpu-check.sh           # build + tests + checks, no benchmark
 #   BENCH_ARGS="--kernel sm80" scripts/gpu-check.sh   # extra options for every bench run
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,7 @@ OUT=${OUT:-out}
 mkdir -p "$OUT"
 BUILD=${BUILD:-build-gpu}
 BENCH_SUITES=${BENCH_SUITES:-all}
+[ -n "${SKIP_BENCH:-}" ] && BENCH_SUITES=""
 BENCH_DTYPES=${BENCH_DTYPES:-fp32 bf16 fp16 tf32}
 BENCH_REPS=${BENCH_REPS:-20}
 BENCH_ARGS=${BENCH_ARGS:-}

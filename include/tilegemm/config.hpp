@@ -25,6 +25,7 @@ struct KernelConfig {
   int warp_m = 0;  // warp tile (0 = the kernel has none)
   int warp_n = 0;
   int cluster_m = 1;  // programs per cluster, along M (1 = no cluster); written /cN when > 1
+  int split_k = 1;    // programs per cluster that share one tile's K steps; written /kN when > 1
 
   friend bool operator==(const KernelConfig&, const KernelConfig&) = default;
 };
@@ -36,7 +37,7 @@ std::string to_string(const KernelConfig& config);
 std::optional<KernelConfig> parse_kernel_config(std::string_view text,
                                                 std::string* error = nullptr);
 
-// Same tile shape, warps, warp tile and cluster: the values a kernel must be compiled for.
+// Same tile shape, warps, warp tile, cluster and split: the values a kernel must be compiled for.
 // GROUP_SIZE_M is a run-time value of every kernel, so two configs that differ only there share an
 // instantiation.
 bool same_instantiation(const KernelConfig& x, const KernelConfig& y);

@@ -14,6 +14,7 @@ std::string to_string(const KernelConfig& c) {
     s += "/wt" + std::to_string(c.warp_m) + "x" + std::to_string(c.warp_n);
   }
   if (c.cluster_m > 1) s += "/c" + std::to_string(c.cluster_m);
+  if (c.split_k > 1) s += "/k" + std::to_string(c.split_k);
   return s;
 }
 
@@ -93,6 +94,9 @@ std::optional<KernelConfig> parse_kernel_config(std::string_view text, std::stri
       case 'c':
         c.cluster_m = *v;
         break;
+      case 'k':
+        c.split_k = *v;
+        break;
       default:
         return fail("unknown field '" + std::string(p) + "'");
     }
@@ -103,7 +107,7 @@ std::optional<KernelConfig> parse_kernel_config(std::string_view text, std::stri
 bool same_instantiation(const KernelConfig& x, const KernelConfig& y) {
   return x.block_m == y.block_m && x.block_n == y.block_n && x.block_k == y.block_k &&
          x.num_stages == y.num_stages && x.num_warps == y.num_warps && x.warp_m == y.warp_m &&
-         x.warp_n == y.warp_n && x.cluster_m == y.cluster_m;
+         x.warp_n == y.warp_n && x.cluster_m == y.cluster_m && x.split_k == y.split_k;
 }
 
 }  // namespace tilegemm

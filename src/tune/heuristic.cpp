@@ -44,10 +44,21 @@ double shape_distance(const TuningKey& a, const GemmProblem& p) {
   return term(a.m, p.m) + term(a.n, p.n) + term(a.k, p.k);
 }
 
+// Whether split-K (split_k programs per tile, a cluster each) pays here: only for long K (at
+// least 32 K steps: on the H100, 16 x 4096 x 4096, 128 x 4096 x 4096 and 256 x 256 x 2048 gained
+// 9-17 %, while 512^3 with 8 steps lost 10 % to the hand-over of the partial sums), and only
+// when every program of the split grid has an SM at once (the split kernel is not persistent).
+bool split_k_pays(const KernelConfig& c, const GemmProblem& p, int sms) {
+  const int64_t tiles = num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count;
+  return tiles * c.split_k <= sms && cdiv(p.k, c.block_k) >= 32;
+}
+
 }  // namespace
 
 KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& p, int sms) {
-  std::vector<KernelConfig> by_area = configs;
+  std::vector<KernelConfig> by_area;
+  for (const KernelConfig& c : configs)
+    if (c.split_k <= 1 || split_k_pays(c, p, sms)) by_area.push_back(c);
   const bool tall = p.m > p.n;  // among equal areas, the tile whose aspect follows the problem's
   std::stable_sort(
       by_area.begin(), by_area.end(), [&](const KernelConfig& x, const KernelConfig& y) {
@@ -59,12 +70,14 @@ KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmPr
       });
   // "Fills" the GPU: programs for at least 7/8 of the SMs. One wave of large tiles with a few SMs
   // idle beats two of half-size tiles (2048^3 on 132 SMs: 128 tiles of 128x256 ran 2 % faster
-  // than 256 of 128x128).
+  // than 256 of 128x128). A split-K config runs split_k programs per tile; listed after the same
+  // tile unsplit, it is taken only where that one does not fill the GPU.
   for (const KernelConfig& c : by_area) {
-    if (num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count * 8 >= int64_t(sms) * 7) {
-      return c;
-    }
+    const int64_t programs = num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count * c.split_k;
+    if (programs * 8 >= int64_t(sms) * 7) return c;
   }
+  // Nothing fills it: the smallest tile, the kernel's last-listed form of it (sm90: split-K,
+  // where it pays).
   return by_area.empty() ? KernelConfig{} : by_area.back();
 }
 
@@ -107,7 +120,7 @@ HeuristicChoice heuristic(const GemmProblem& p, const std::string& kernel_name,
   for (const KernelConfig& c : choice.kernel->info.configs)
     if (choice.kernel->can_implement(p, c).empty()) configs.push_back(c);
   choice.config = rules_config(configs.empty() ? choice.kernel->info.configs : configs, p, sms);
-  if (choice.kernel->persistent && choice.config.cluster_m <= 1) {
+  if (choice.kernel->persistent && choice.config.cluster_m <= 1 && choice.config.split_k <= 1) {
     // A persistent kernel's wave is one program per SM, so the L2 model can pick the launch
     // order: 128x256 tiles on 132 SMs read 23 % fewer bytes per wave with GROUP_SIZE_M 16 than
     // with 8 (docs/perf-notes.md, sm90 v9).

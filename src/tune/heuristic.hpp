@@ -38,7 +38,8 @@ struct HeuristicChoice {
 
 // The rules, for a kernel's compiled configs: the largest tile that still gives at least 7/8 of
 // the `sms` SMs a program (of equal areas, the one shaped like the problem, then the first in
-// the list), else the one with the most programs.
+// the list), else the one with the most programs. Split-K configs take part only where they pay
+// (long K, one wave).
 KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& problem,
                           int sms);
 

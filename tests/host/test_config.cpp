@@ -13,11 +13,14 @@ TEST(KernelConfig, PrintsInTheDocumentedForm) {
   EXPECT_EQ(to_string(c), "128x128x32/g8/s3/w8/wt64x32");
   c.cluster_m = 2;
   EXPECT_EQ(to_string(c), "128x128x32/g8/s3/w8/wt64x32/c2");
+  c.cluster_m = 1;
+  c.split_k = 2;
+  EXPECT_EQ(to_string(c), "128x128x32/g8/s3/w8/wt64x32/k2");
 }
 
 TEST(KernelConfig, ParsesWhatItPrints) {
   for (const char* text : {"128x128x32/g8/s3/w8", "64x32x16/g1/s2/w4/wt32x32", "16x16x1/g8/s1/w8",
-                           "128x256x64/g8/s4/w12/wt64x256/c2"}) {
+                           "128x256x64/g8/s4/w12/wt64x256/c2", "128x64x64/g8/s6/w12/wt64x64/k2"}) {
     auto c = parse_kernel_config(text);
     ASSERT_TRUE(c) << text;
     EXPECT_EQ(to_string(*c), text);
@@ -35,7 +38,7 @@ TEST(KernelConfig, FieldsAreOptionalAndInAnyOrder) {
 TEST(KernelConfig, RejectsMalformedTextWithAMessage) {
   for (const char* text :
        {"", "128x128", "128x128x0", "axbxc", "128x128x32/q3", "128x128x32/g", "128x128x32/g-1",
-        "128x128x32/wt64", "128x128x32//w4", "128x128x32/c0"}) {
+        "128x128x32/wt64", "128x128x32//w4", "128x128x32/c0", "128x128x32/k0"}) {
     std::string error;
     EXPECT_FALSE(parse_kernel_config(text, &error)) << text;
     EXPECT_NE(error.find("config '"), std::string::npos) << error;
@@ -52,6 +55,9 @@ TEST(KernelConfig, SameInstantiationIgnoresGroupSize) {
   auto d = *parse_kernel_config("128x128x16/g8/s2/w8/wt64x32/c2");
   EXPECT_FALSE(same_instantiation(a, d));
   EXPECT_EQ(parse_kernel_config("128x128x16/g8/s2/w8/wt64x32/c1")->cluster_m, 1);
+  // So is split-K.
+  EXPECT_FALSE(same_instantiation(a, *parse_kernel_config("128x128x16/g8/s2/w8/wt64x32/k2")));
+  EXPECT_EQ(parse_kernel_config("128x128x16/g8/s2/w8/wt64x32")->split_k, 1);
 }
 
 }  // namespace

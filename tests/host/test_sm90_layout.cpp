@@ -141,11 +141,19 @@ TEST(Sm90Epilogue, TmaStoresTakeAlphaTimesAbIntoAnAlignedSixteenBitRowMajorD) {
 }
 
 TEST(Sm90Layout, SharedBytesFitTheH100) {
-  // 227 KB per block on sm_90: every compiled shape's stages and store buffers fit.
-  for (auto [bm, bn, stages] :
-       {std::tuple{128, 256, 4}, {256, 128, 4}, {128, 128, 6}, {128, 64, 8}})
-    EXPECT_LE(shared_bytes(bm, bn, stages), 227 * 1024) << bm << "x" << bn << " s" << stages;
+  // 227 KB per block on sm_90: every compiled shape's stages, store buffers and (split-K)
+  // partial sums fit.
+  for (auto [bm, bn, stages, split_k] : {std::tuple{128, 256, 4, 1},
+                                         {256, 128, 4, 1},
+                                         {128, 128, 6, 1},
+                                         {128, 64, 8, 1},
+                                         {128, 64, 6, 2}})
+    EXPECT_LE(shared_bytes(bm, bn, stages, split_k), 227 * 1024)
+        << bm << "x" << bn << " s" << stages << " k" << split_k;
   EXPECT_GT(shared_bytes(128, 256, 5), 227 * 1024);
+  // The partial sums take an fp32 tile's room: eight stages of 128x64 no longer fit beside them.
+  EXPECT_EQ(shared_bytes(128, 64, 6, 2) - shared_bytes(128, 64, 6), 128 * 64 * 4);
+  EXPECT_GT(shared_bytes(128, 64, 8, 2), 227 * 1024);
 }
 
 TEST(Sm90Layout, StoreBuffersHoldAWholePartWhenTheStagesLeaveRoom) {

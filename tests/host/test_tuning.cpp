@@ -27,12 +27,13 @@ GemmProblem problem(int64_t m, int64_t n, int64_t k, DType dtype = DType::bf16) 
 }
 
 TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
-  // The Hopper kernel's list: each large shape unclustered, then in clusters of 2.
+  // The Hopper kernel's list: each large shape unclustered, then in clusters of 2; last, 128x64
+  // split over K in clusters of 2.
   std::vector<KernelConfig> configs;
   for (const char* text : {"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
                            "256x128x64/g8/s4/w12/wt128x128", "256x128x64/g8/s4/w12/wt128x128/c2",
                            "128x128x64/g8/s6/w12/wt64x128", "128x128x64/g8/s6/w12/wt64x128/c2",
-                           "128x64x64/g8/s8/w12/wt64x64"}) {
+                           "128x64x64/g8/s8/w12/wt64x64", "128x64x64/g8/s6/w12/wt64x64/k2"}) {
     configs.push_back(*parse_kernel_config(text));
   }
   const auto pick = [&](int64_t m, int64_t n, int64_t k) {
@@ -46,9 +47,17 @@ TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
   EXPECT_EQ(pick(8192, 8192, 1024), "128x256x64/g8/s4/w12/wt64x256");
   // Taller than wide: of equal tiles, the tall one.
   EXPECT_EQ(pick(16384, 1024, 4096), "256x128x64/g8/s4/w12/wt128x128");
-  // Small and skinny problems: the most programs.
+  // 128 tiles of 128x64 fill the GPU unsplit.
+  EXPECT_EQ(pick(1024, 1024, 1024), "128x64x64/g8/s8/w12/wt64x64");
+  // Skinny problems with long K: split over K, two programs per tile. 64 tiles of 16x4096 make
+  // 128 programs; 8 tiles of 256x256 fill nothing, and take the most programs.
+  EXPECT_EQ(pick(16, 4096, 4096), "128x64x64/g8/s6/w12/wt64x64/k2");
+  EXPECT_EQ(pick(256, 256, 2048), "128x64x64/g8/s6/w12/wt64x64/k2");
+  // Short K (8 and 31 steps): the hand-over of the partial sums costs more than it saves.
   EXPECT_EQ(pick(512, 512, 512), "128x64x64/g8/s8/w12/wt64x64");
-  EXPECT_EQ(pick(16, 4096, 4096), "128x64x64/g8/s8/w12/wt64x64");
+  EXPECT_EQ(pick(256, 256, 1984), "128x64x64/g8/s8/w12/wt64x64");
+  // 72 tiles: 144 split programs would not all have an SM.
+  EXPECT_EQ(pick(768, 768, 4096), "128x64x64/g8/s8/w12/wt64x64");
   // Batches count as tiles.
   GemmProblem batched = problem(512, 512, 512);
   batched.batch_count = 64;

@@ -17,7 +17,8 @@
 //   schedule   persistent: one CTA per SM walks work items blockIdx.x, + gridDim.x, ... in the
 //              library's grouped order (schedule/tile_order.hpp: persistent_tile). The producer
 //              runs ahead into the next tile while the consumers finish the last one, so the
-//              epilogue of one tile overlaps the loads of the next.
+//              epilogue of one tile overlaps the loads of the next. Split-K configs (/k2) give
+//              each tile a cluster of two CTAs, each taking half of the K steps.
 //   mainloop   per stage, each consumer issues 4 x (WM/64) wgmma m64nBNk16, commits them, and
 //              waits until only this stage's group is in flight, then frees the previous stage.
 //   epilogue   D = alpha*AB in fp16/bf16, row-major, that a tensor map can describe: through
@@ -59,15 +60,23 @@ namespace tilegemm::sm90 {
 // compile-time value: with it the kernel's loops are those of a kernel without clusters when it
 // is 1. (Read at run time, the cluster size lengthened the producer's and the consumers' K loops,
 // and small tiles, whose K steps are short, ran slower.)
-template <int BM_, int BN_, int STAGES_, int CLUSTER_M_ = 1>
+// SPLIT_K_: programs per cluster that compute the same tile, each over its own share of the K
+// steps (split-K across a cluster): more programs for problems with fewer tiles than SMs. The
+// others write their partial sums into the first one's shared memory (distributed shared
+// memory), and the first one adds them and runs the epilogue. Not persistent: each cluster
+// takes one tile, so one barrier.cluster, which compute-sanitizer's racecheck follows, orders
+// the hand-over, and no program touches another's shared memory after it.
+template <int BM_, int BN_, int STAGES_, int CLUSTER_M_ = 1, int SPLIT_K_ = 1>
 struct Sm90Shape {
   static constexpr int BM = BM_, BN = BN_, kStages = STAGES_, kClusterM = CLUSTER_M_;
+  static constexpr int kSplitK = SPLIT_K_;
+  static constexpr int kClusterSize = kClusterM * kSplitK;
   static constexpr int kConsumers = kMathWarpgroups;
   static constexpr int kThreads = (kConsumers + 1) * 128;
   static constexpr int WM = BM / kConsumers;  // rows of the tile each consumer owns
   static constexpr int kMmaM = WM / 64;       // m64 wgmma per consumer per K step
   // The epilogue's TMA-store chunk buffers, per consumer and in all (smem_layout.hpp).
-  static constexpr int kStoreBuffers = store_buffers(BM, BN, kStages);
+  static constexpr int kStoreBuffers = store_buffers(BM, BN, kStages, kSplitK);
   static constexpr int kStoreBytes = kConsumers * kStoreBuffers * kStoreChunkBytes;
   // Whether a consumer carries chunks of a tile's D into its next tile (store_tma).
   static constexpr bool kHoldsChunks = kStoreBuffers < store_chunks_per_warpgroup(BM, BN);
@@ -76,6 +85,8 @@ struct Sm90Shape {
   static_assert(kStages >= 2, "a pipeline needs at least two stages");
   static_assert(kClusterM == 1 || (kClusterM == 2 && BN % (2 * kMnBlock) == 0),
                 "clusters of 2 split B's tile into whole 64-row boxes");
+  static_assert(kSplitK == 1 || (kSplitK == 2 && kClusterM == 1),
+                "split-K across clusters of 2, without B multicast");
 
   static KernelConfig config() {
     return {.block_m = BM,
@@ -86,7 +97,8 @@ struct Sm90Shape {
             .num_warps = kThreads / 32,
             .warp_m = WM,
             .warp_n = BN,
-            .cluster_m = kClusterM};
+            .cluster_m = kClusterM,
+            .split_k = kSplitK};
   }
 };
 
@@ -97,9 +109,11 @@ struct Sm90Shape {
 // 128x256 and won up to 10 % with 256x128 and 128x128 (docs/perf-notes.md, sm90 v4).
 // Three stages of 128x256 or 256x128 would leave room for a consumer's whole part of D in store
 // buffers, but lost 1-13 % to four stages on every shape tried (perf-notes, sm90 v8).
-using Shapes = std::tuple<Sm90Shape<128, 256, 4>, Sm90Shape<128, 256, 4, 2>, Sm90Shape<256, 128, 4>,
-                          Sm90Shape<256, 128, 4, 2>, Sm90Shape<128, 128, 6>,
-                          Sm90Shape<128, 128, 6, 2>, Sm90Shape<128, 64, 8>>;
+// The split-K shape is last: the rules take it when no other config has enough programs.
+using Shapes =
+    std::tuple<Sm90Shape<128, 256, 4>, Sm90Shape<128, 256, 4, 2>, Sm90Shape<256, 128, 4>,
+               Sm90Shape<256, 128, 4, 2>, Sm90Shape<128, 128, 6>, Sm90Shape<128, 128, 6, 2>,
+               Sm90Shape<128, 64, 8>, Sm90Shape<128, 64, 6, 1, 2>>;
 
 // Registers per thread after the hand-over: 128 x 40 + 256 x 232 = 64512 of the SM's 65536.
 constexpr int kProducerRegisters = 40;
@@ -448,41 +462,53 @@ __global__ void __launch_bounds__(S::kThreads, 1)
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
   constexpr OperandTile kTileA{S::BM, A_MN}, kTileB{S::BN, B_MN};
   constexpr uint32_t kStageBytes = kTileA.bytes() + kTileB.bytes();
-  // Shared memory: A stages, B stages, the store chunks, then the barriers; the start rounded up
-  // to the swizzle's 1024-byte period (shared_bytes() counts the slack).
+  // Shared memory: A stages, B stages, the store chunks, split-K's partial sums, then the
+  // barriers; the start rounded up to the swizzle's 1024-byte period (shared_bytes() counts the
+  // slack).
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem =
       smem_raw + (kAtomBytes - shared_address(smem_raw) % kAtomBytes) % kAtomBytes;
   unsigned char* const stages_a = smem;
   unsigned char* const stages_b = smem + S::kStages * kTileA.bytes();
   unsigned char* const store_chunks = smem + S::kStages * kStageBytes;
-  uint64_t* const full = reinterpret_cast<uint64_t*>(store_chunks + S::kStoreBytes);
+  constexpr int kPartialBytes = S::kSplitK > 1 ? S::BM * S::BN * 4 : 0;
+  float4* const partials = reinterpret_cast<float4*>(store_chunks + S::kStoreBytes);
+  uint64_t* const full = reinterpret_cast<uint64_t*>(store_chunks + S::kStoreBytes + kPartialBytes);
   uint64_t* const empty = full + S::kStages;
 
   // kCluster: the programs of this program's cluster. rank(): its place in the cluster, read from
-  // a special register wherever needed (a value kept across setmaxnreg goes to local memory).
-  constexpr int kCluster = S::kClusterM;
+  // a special register wherever needed (a value kept across setmaxnreg goes to local memory);
+  // rank_m() its place along M (B's multicast), rank_k() its share of K (split-K).
+  constexpr int kCluster = S::kClusterSize;
   const auto rank = [] { return kCluster > 1 ? int(cuda::ptx::get_sreg_cluster_ctarank()) : 0; };
+  const auto rank_m = [&] { return S::kClusterM > 1 ? rank() : 0; };
+  const auto rank_k = [&] { return S::kSplitK > 1 ? rank() : 0; };
   // The persistent walk: this program's cluster takes work items first, first + step, ... below
-  // `count`, and tiles.tile(item, rank()) says which tile each is. All in 32 bits (problem_check),
-  // which saves the consumers registers and the program's start a 64-bit division subroutine.
+  // `count`, and tiles.tile(item, rank_m()) says which tile each is. All in 32 bits
+  // (problem_check), which saves the consumers registers and the program's start a 64-bit
+  // division subroutine.
   struct Walk {
     PersistentTiles tiles;
     int first, step, count;
   };
   const auto walk = [&] {
-    const PersistentTiles tiles(args.m, args.n, S::BM, S::BN, args.group_size_m, kCluster);
+    const PersistentTiles tiles(args.m, args.n, S::BM, S::BN, args.group_size_m, S::kClusterM);
     return Walk{tiles, int(blockIdx.x) / kCluster, int(gridDim.x) / kCluster,
                 tiles.items(args.batch_count)};
   };
+  // This program's K steps of every tile: k_begin .. k_begin + k_steps - 1 (split-K: its share,
+  // the first program's rounded up; the last one's may be empty when K is one step).
   const int k_tiles = int(cdiv(args.k, kBlockK));
+  const int k_share = (k_tiles + S::kSplitK - 1) / S::kSplitK;
+  const int k_begin = S::kSplitK == 1 ? 0 : min(rank_k() * k_share, k_tiles);
+  const int k_steps = S::kSplitK == 1 ? k_tiles : min(k_share, k_tiles - k_begin);
 
   // The producer's loads of K step kt of `work` into `stage`: A's tile and this program's part of
   // B's, multicast to the whole cluster. A program below the matrix (last cluster row) loads the
   // last real A tile: its B part is what matters, and it writes nothing.
   const auto load_step = [&](const BatchedTile& work, int kt, int stage) {
-    constexpr OperandTile kTileBParts{S::BN, B_MN, kCluster};
-    constexpr uint16_t kMulticast = kCluster > 1 ? uint16_t((1u << kCluster) - 1) : 0;
+    constexpr OperandTile kTileBParts{S::BN, B_MN, S::kClusterM};
+    constexpr uint16_t kMulticast = S::kClusterM > 1 ? uint16_t((1u << S::kClusterM) - 1) : 0;
     const int64_t tile_rows = cdiv(args.m, S::BM);
     const int64_t pid_m = work.tile.pid_m < tile_rows ? work.tile.pid_m : tile_rows - 1;
     const int m0 = int(pid_m * S::BM), n0 = int(work.tile.pid_n * S::BN);
@@ -492,12 +518,12 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     load_tile(map_a, kTileA, stages_a + stage * kTileA.bytes(), m0, kt * kBlockK, int(work.batch),
               &full[stage]);
     load_tile(map_b, kTileBParts, stages_b + stage * kTileB.bytes(), n0, kt * kBlockK,
-              int(work.batch), &full[stage], rank(), kCluster, kMulticast);
+              int(work.batch), &full[stage], rank_m(), S::kClusterM, kMulticast);
   };
-  // Without a cluster, thread 0 loads the first tile's first num_stages K steps as soon as it has
-  // initialised the barriers, before the barrier below and setmaxnreg. (In a cluster the partner's
-  // barriers must be initialised first.)
-  const int early_steps = kCluster == 1 ? (k_tiles < S::kStages ? k_tiles : S::kStages) : 0;
+  // Unless B is multicast, thread 0 loads the first tile's first num_stages K steps as soon as it
+  // has initialised the barriers, before the barrier below and setmaxnreg. (A multicast writes
+  // into the partner's stages, whose barriers must be initialised first.)
+  const int early_steps = S::kClusterM == 1 ? (k_steps < S::kStages ? k_steps : S::kStages) : 0;
   if (threadIdx.x == 0) {
     // The descriptors' fetch overlaps the set-up below instead of the first loads and stores.
     prefetch_tensormap(map_a);
@@ -507,14 +533,14 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       cuda::ptx::mbarrier_init(&full[s], 1);  // the producer's arrive + bytes
       // Every consumer warp of every program of the cluster: a stage is free once all the
       // programs its B part is multicast to have read it.
-      cuda::ptx::mbarrier_init(&empty[s], S::kConsumers * 4 * kCluster);
+      cuda::ptx::mbarrier_init(&empty[s], S::kConsumers * 4 * S::kClusterM);
     }
     // Make the initialised barriers visible to the TMA unit (the async proxy) and the cluster.
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
     if (early_steps > 0) {
       const Walk w = walk();  // every program has a first item: the grid is no larger than that
       const BatchedTile work = w.tiles.tile(w.first, 0);
-      for (int kt = 0; kt < early_steps; ++kt) load_step(work, kt, kt);
+      for (int i = 0; i < early_steps; ++i) load_step(work, k_begin + i, i);
     }
   }
   if constexpr (kCluster > 1) {
@@ -532,13 +558,13 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       uint32_t phase = early_steps / S::kStages;
       const Walk w = walk();
       for (int item = w.first; item < w.count; item += w.step) {
-        const BatchedTile work = w.tiles.tile(item, rank());
-        for (int kt = item == w.first ? early_steps : 0; kt < k_tiles; ++kt) {
+        const BatchedTile work = w.tiles.tile(item, rank_m());
+        for (int i = item == w.first ? early_steps : 0; i < k_steps; ++i) {
           // A fresh barrier counts as having completed the phase before its first, so the first
           // pass over the ring does not wait. In a cluster this also waits for the other
           // programs' consumers: the multicast below writes into their stage too.
           wait_barrier(&empty[stage], phase ^ 1);
-          load_step(work, kt, stage);
+          load_step(work, k_begin + i, stage);
           if (++stage == S::kStages) stage = 0, phase ^= 1;
         }
       }
@@ -554,12 +580,12 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     HeldChunks held;  // chunks of the last tile's D not yet stored (store_tma)
     // The K step at which they are stored: late enough that the stores issued at the end of the
     // last tile have read their buffers (two K steps, ~1.4 us at 128x256), early enough for any K.
-    const int held_store_step = k_tiles > 2 ? 2 : k_tiles - 1;
+    const int held_store_step = k_steps > 2 ? 2 : k_steps - 1;
     float acc[S::kMmaM][S::BN / 2];
     const Walk w = walk();
     for (int item = w.first; item < w.count; item += w.step) {
-      const BatchedTile work = w.tiles.tile(item, rank());
-      for (int kt = 0; kt < k_tiles; ++kt) {
+      const BatchedTile work = w.tiles.tile(item, rank_m());
+      for (int kt = 0; kt < k_steps; ++kt) {
         wait_barrier(&full[stage], phase);
         const uint32_t a = shared_address(stages_a + stage * kTileA.bytes());
         const uint32_t b = shared_address(stages_b + stage * kTileB.bytes());
@@ -575,7 +601,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         wgmma_commit();
         // This stage's group may still run; the previous stage's has finished reading.
         wgmma_wait<1>();
-        if (kt > 0 && lane == 0) arrive_cluster<kCluster>(&empty[previous]);
+        if (kt > 0 && lane == 0) arrive_cluster<S::kClusterM>(&empty[previous]);
         previous = stage;
         if (++stage == S::kStages) stage = 0, phase ^= 1;
         // While this stage's wgmma run, the last tile's held chunks of D go to TMA.
@@ -583,10 +609,46 @@ __global__ void __launch_bounds__(S::kThreads, 1)
           if (kt == held_store_step) held.store(map_d, my_chunks, consumer);
         }
       }
-      wgmma_wait<0>();
-      if (lane == 0) arrive_cluster<kCluster>(&empty[previous]);
+      if (S::kSplitK == 1 || k_steps > 0) {
+        wgmma_wait<0>();
+        if (lane == 0) arrive_cluster<S::kClusterM>(&empty[previous]);
 #pragma unroll
-      for (int i = 0; i < S::kMmaM; ++i) fence_registers(acc[i]);
+        for (int i = 0; i < S::kMmaM; ++i) fence_registers(acc[i]);
+      } else {  // split-K with a share of no K steps: this program's sums are zero
+#pragma unroll
+        for (int i = 0; i < S::kMmaM; ++i)
+#pragma unroll
+          for (int j = 0; j < S::BN / 2; ++j) acc[i][j] = 0.0f;
+      }
+      if constexpr (S::kSplitK > 1) {
+        // The cluster's one tile (see Sm90Shape): thread t of consumer c holds the same elements
+        // of it in every program; its sums travel in float4 slots v * 256 + 128c + t, so that
+        // each warp's stores and loads are 512 consecutive bytes. The others store theirs into
+        // the first program's `partials`, every thread of the cluster meets at barrier.cluster
+        // (its release and acquire order the stores before the loads), the first one adds them.
+        const int slot = consumer * 128 + threadIdx.x % 128;
+        constexpr int kVectors = S::BN / 8;  // per 64-row wgmma tile
+        if (rank_k() != 0) {
+          float4* const to = static_cast<float4*>(__cluster_map_shared_rank(partials, 0));
+#pragma unroll
+          for (int i = 0; i < S::kMmaM; ++i)
+#pragma unroll
+            for (int v = 0; v < kVectors; ++v) {
+              to[(i * kVectors + v) * 256 + slot] = make_float4(
+                  acc[i][4 * v], acc[i][4 * v + 1], acc[i][4 * v + 2], acc[i][4 * v + 3]);
+            }
+        }
+        cluster_sync();
+        if (rank_k() != 0) continue;  // the first program writes D
+#pragma unroll
+        for (int i = 0; i < S::kMmaM; ++i)
+#pragma unroll
+          for (int v = 0; v < kVectors; ++v) {
+            const float4 p = partials[(i * kVectors + v) * 256 + slot];
+            acc[i][4 * v] += p.x, acc[i][4 * v + 1] += p.y;
+            acc[i][4 * v + 2] += p.z, acc[i][4 * v + 3] += p.w;
+          }
+      }
       if (work.tile.pid_m * S::BM >= args.m) continue;  // below the matrix: nothing to write
 
       // Epilogue.
@@ -625,8 +687,12 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
     }
   }
-  // The other programs of the cluster may still arrive on this one's `empty` barriers.
-  if constexpr (kCluster > 1) cluster_sync();
+  // The other programs of the cluster may still arrive on this one's `empty` barriers. (Split-K:
+  // the consumers met at barrier.cluster after their tile; the producer warpgroup meets them.)
+  if constexpr (S::kClusterM > 1) cluster_sync();
+  if constexpr (S::kSplitK > 1) {
+    if (threadIdx.x < 128) cluster_sync();
+  }
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
 }
 
@@ -683,7 +749,8 @@ Status max_active_clusters(Kernel* kernel, int device, int cluster_size, int sha
 
 // Launches the instantiation for input type T and compiled shape S; the caller matched the
 // config and checked the problem (can_implement). The operands' majorness picks one of four.
-// Persistent: as many programs as SMs (clusters: as many as fit), none with nothing to do.
+// Persistent: as many programs as SMs (clusters: as many as fit), none with nothing to do;
+// split-K: a cluster per tile.
 template <class S, typename T>
 Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
   const OperandShape a = operand_a(args), b = operand_b(args);
@@ -712,7 +779,7 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
     return s;
   }
   const int64_t items = cluster_items(args.m, args.n, S::BM, S::BN, args.batch_count, S::kClusterM);
-  constexpr int kSmem = int(shared_bytes(S::BM, S::BN, S::kStages));
+  constexpr int kSmem = int(shared_bytes(S::BM, S::BN, S::kStages, S::kSplitK));
 
   Status status;
   auto go = [&](auto a_mn, auto b_mn) {
@@ -721,15 +788,16 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem),
         "sm90_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
     if (!status.ok()) return;
-    int slots = sms / S::kClusterM;  // clusters the grid may have
-    if (S::kClusterM > 1) {
-      status = max_active_clusters(kernel, device, S::kClusterM, kSmem, S::kThreads, &slots);
+    int slots = sms / S::kClusterSize;  // clusters the grid may have
+    if (S::kClusterSize > 1) {
+      status = max_active_clusters(kernel, device, S::kClusterSize, kSmem, S::kThreads, &slots);
       if (!status.ok()) return;
     }
-    const int64_t clusters = items < slots ? items : slots;
+    // Split-K takes one tile per cluster (see Sm90Shape): a cluster for every tile.
+    const int64_t clusters = S::kSplitK > 1 || items < slots ? items : slots;
     cudaLaunchAttribute cluster;
-    const cudaLaunchConfig_t config = launch_config(int(clusters * S::kClusterM), S::kClusterM,
-                                                    S::kThreads, kSmem, stream, &cluster);
+    const cudaLaunchConfig_t config = launch_config(
+        int(clusters * S::kClusterSize), S::kClusterSize, S::kThreads, kSmem, stream, &cluster);
     status =
         cuda_status(cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_d, args, pairs, route),
                     "sm90_gemm: cudaLaunchKernelEx");

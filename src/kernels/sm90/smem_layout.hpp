@@ -89,21 +89,34 @@ TILEGEMM_HOST_DEVICE constexpr int64_t stage_bytes(int block_m, int block_n, int
   return int64_t(stages) * (block_m + block_n) * kRowBytes + 2 * 8 * stages + kAtomBytes;
 }
 
+// Split-K across a cluster (split_k > 1): the first program receives the others' partial sums
+// of the tile here, in fp32.
+TILEGEMM_HOST_DEVICE constexpr int64_t partial_bytes(int block_m, int block_n, int split_k) {
+  return split_k > 1 ? int64_t(block_m) * block_n * 4 : 0;
+}
+
 // Chunk buffers per math warpgroup. When what the stages leave of the budget holds a
 // warpgroup's whole part, it gets one buffer per chunk: the epilogue writes every chunk, then
 // stores them all, one round with no wait (the buffers' last stores, a tile ago, are long done).
 // Otherwise two buffers take turns: one fills while the store of the other still reads it.
-TILEGEMM_HOST_DEVICE constexpr int store_buffers(int block_m, int block_n, int stages) {
+TILEGEMM_HOST_DEVICE constexpr int store_buffers(int block_m, int block_n, int stages,
+                                                 int split_k = 1) {
   const int whole = store_chunks_per_warpgroup(block_m, block_n);
   const int64_t all = int64_t(kMathWarpgroups) * whole * kStoreChunkBytes;
-  return stage_bytes(block_m, block_n, stages) + all <= kSharedBudget ? whole : 2;
+  return stage_bytes(block_m, block_n, stages) + all + partial_bytes(block_m, block_n, split_k) <=
+                 kSharedBudget
+             ? whole
+             : 2;
 }
 
-// Dynamic shared memory of a config: the stages and their barriers, the store buffers, and the
-// alignment slack.
-TILEGEMM_HOST_DEVICE constexpr int64_t shared_bytes(int block_m, int block_n, int stages) {
+// Dynamic shared memory of a config: the stages and their barriers, the store buffers, split-K's
+// partial sums, and the alignment slack.
+TILEGEMM_HOST_DEVICE constexpr int64_t shared_bytes(int block_m, int block_n, int stages,
+                                                    int split_k = 1) {
   return stage_bytes(block_m, block_n, stages) +
-         int64_t(kMathWarpgroups) * store_buffers(block_m, block_n, stages) * kStoreChunkBytes;
+         int64_t(kMathWarpgroups) * store_buffers(block_m, block_n, stages, split_k) *
+             kStoreChunkBytes +
+         partial_bytes(block_m, block_n, split_k);
 }
 
 }  // namespace tilegemm::sm90
