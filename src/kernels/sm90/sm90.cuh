@@ -109,7 +109,8 @@ struct Sm90Shape {
 // 128x256 and won up to 10 % with 256x128 and 128x128 (docs/perf-notes.md, sm90 v4).
 // Three stages of 128x256 or 256x128 would leave room for a consumer's whole part of D in store
 // buffers, but lost 1-13 % to four stages on every shape tried (perf-notes, sm90 v8).
-// The split-K shape is last: the rules take it when no other config has enough programs.
+// The split-K shape is last: the rules take it only where 128x64 tiles leave SMs idle, K is
+// long and the split grid fits on the SMs at once (tune/heuristic.cpp, split_k_pays).
 using Shapes =
     std::tuple<Sm90Shape<128, 256, 4>, Sm90Shape<128, 256, 4, 2>, Sm90Shape<256, 128, 4>,
                Sm90Shape<256, 128, 4, 2>, Sm90Shape<128, 128, 6>, Sm90Shape<128, 128, 6, 2>,
