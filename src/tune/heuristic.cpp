@@ -44,13 +44,17 @@ double shape_distance(const TuningKey& a, const GemmProblem& p) {
   return term(a.m, p.m) + term(a.n, p.n) + term(a.k, p.k);
 }
 
+// Programs a config runs for the problem: a tile each, split_k per tile for split-K.
+int64_t programs(const KernelConfig& c, const GemmProblem& p) {
+  return num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count * c.split_k;
+}
+
 // Whether split-K (split_k programs per tile, a cluster each) pays here: only for long K (at
 // least 32 K steps: on the H100, 16 x 4096 x 4096, 128 x 4096 x 4096 and 256 x 256 x 2048 gained
 // 9-17 %, while 512^3 with 8 steps lost 10 % to the hand-over of the partial sums), and only
 // when every program of the split grid has an SM at once (the split kernel is not persistent).
 bool split_k_pays(const KernelConfig& c, const GemmProblem& p, int sms) {
-  const int64_t tiles = num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count;
-  return tiles * c.split_k <= sms && cdiv(p.k, c.block_k) >= 32;
+  return programs(c, p) <= sms && cdiv(p.k, c.block_k) >= 32;
 }
 
 }  // namespace
@@ -72,10 +76,8 @@ KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmPr
   // idle beats two of half-size tiles (2048^3 on 132 SMs: 128 tiles of 128x256 ran 2 % faster
   // than 256 of 128x128). A split-K config runs split_k programs per tile; listed after the same
   // tile unsplit, it is taken only where that one does not fill the GPU.
-  for (const KernelConfig& c : by_area) {
-    const int64_t programs = num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count * c.split_k;
-    if (programs * 8 >= int64_t(sms) * 7) return c;
-  }
+  for (const KernelConfig& c : by_area)
+    if (programs(c, p) * 8 >= int64_t(sms) * 7) return c;
   // Nothing fills it: the smallest tile, the kernel's last-listed form of it (sm90: split-K,
   // where it pays).
   return by_area.empty() ? KernelConfig{} : by_area.back();
