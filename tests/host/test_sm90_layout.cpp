@@ -147,7 +147,9 @@ TEST(Sm90Layout, SharedBytesFitTheH100) {
                                          {256, 128, 4, 1},
                                          {128, 128, 6, 1},
                                          {128, 64, 8, 1},
-                                         {128, 64, 6, 2}})
+                                         {128, 64, 6, 2},
+                                         {64, 64, 8, 1},
+                                         {64, 64, 12, 1}})
     EXPECT_LE(shared_bytes(bm, bn, stages, split_k), 227 * 1024)
         << bm << "x" << bn << " s" << stages << " k" << split_k;
   EXPECT_GT(shared_bytes(128, 256, 5), 227 * 1024);
@@ -168,6 +170,12 @@ TEST(Sm90Layout, StoreBuffersHoldAWholePartWhenTheStagesLeaveRoom) {
   // Smaller tiles: the whole part, as many buffers as chunks.
   EXPECT_EQ(store_buffers(128, 128, 6), 2);
   EXPECT_EQ(store_buffers(128, 64, 8), 1);
+  // A 64-row tile has one consumer, which owns it all.
+  EXPECT_EQ(math_warpgroups(64), 1);
+  EXPECT_EQ(math_warpgroups(128), 2);
+  EXPECT_EQ(store_chunks_per_warpgroup(64, 64), 1);
+  EXPECT_EQ(store_chunks_per_warpgroup(64, 128), 2);
+  EXPECT_EQ(shared_bytes(64, 64, 8) - stage_bytes(64, 64, 8), kStoreChunkBytes);
   // The total is the stages' bytes plus the buffers of both consumers.
   EXPECT_EQ(shared_bytes(128, 256, 3) - stage_bytes(128, 256, 3), 2 * 4 * kStoreChunkBytes);
   EXPECT_EQ(shared_bytes(128, 256, 4) - stage_bytes(128, 256, 4), 2 * 2 * kStoreChunkBytes);

@@ -3,14 +3,15 @@
 // Hardware: the tensor memory accelerator (cp.async.bulk.tensor) fills shared memory from tensor
 // maps made on the host, completing on mbarriers; wgmma.mma_async reads both operands straight
 // from shared memory through descriptors; setmaxnreg moves registers between warpgroups.
-// Config: BLOCK_SIZE_M x BLOCK_SIZE_N x 64, GROUP_SIZE_M, num_stages; num_warps is always 12
-// (three warpgroups) and the "warp tile" is the part of the tile each math warpgroup owns,
-// e.g. 128x256x64/g8/s4/w12/wt64x256. Compiled shapes: `Shapes` below. docs/hopper.md has the
-// long form, with a diagram.
+// Config: BLOCK_SIZE_M x BLOCK_SIZE_N x 64, GROUP_SIZE_M, num_stages; num_warps is 12 (three
+// warpgroups), 8 for 64-row tiles (two), and the "warp tile" is the part of the tile each math
+// warpgroup owns, e.g. 128x256x64/g8/s4/w12/wt64x256. Compiled shapes: `Shapes` below.
+// docs/hopper.md has the long form, with a diagram.
 //
 //   roles      warpgroup 0 is the producer: one of its threads issues every TMA copy, the rest
 //              give their registers away (setmaxnreg.dec). Warpgroups 1 and 2 are consumers: each
-//              owns half of the tile's rows and all of its columns, and takes the registers.
+//              owns half of the tile's rows and all of its columns, and takes the registers. A
+//              64-row tile has one consumer, which owns the whole tile.
 //   pipeline   num_stages shared-memory stages, each with a `full` mbarrier (the producer arms it
 //              with the stage's byte count; TMA completes it) and an `empty` mbarrier (each
 //              consumer warp arrives when its wgmma have finished reading the stage).
@@ -71,7 +72,7 @@ struct Sm90Shape {
   static constexpr int BM = BM_, BN = BN_, kStages = STAGES_, kClusterM = CLUSTER_M_;
   static constexpr int kSplitK = SPLIT_K_;
   static constexpr int kClusterSize = kClusterM * kSplitK;
-  static constexpr int kConsumers = kMathWarpgroups;
+  static constexpr int kConsumers = math_warpgroups(BM);
   static constexpr int kThreads = (kConsumers + 1) * 128;
   static constexpr int WM = BM / kConsumers;  // rows of the tile each consumer owns
   static constexpr int kMmaM = WM / 64;       // m64 wgmma per consumer per K step
@@ -109,14 +110,18 @@ struct Sm90Shape {
 // 128x256 and won up to 10 % with 256x128 and 128x128 (docs/perf-notes.md, sm90 v4).
 // Three stages of 128x256 or 256x128 would leave room for a consumer's whole part of D in store
 // buffers, but lost 1-13 % to four stages on every shape tried (perf-notes, sm90 v8).
-// The split-K shape is last: the rules take it only where 128x64 tiles leave SMs idle, K is
-// long and the split grid fits on the SMs at once (tune/heuristic.cpp, split_k_pays).
-using Shapes =
-    std::tuple<Sm90Shape<128, 256, 4>, Sm90Shape<128, 256, 4, 2>, Sm90Shape<256, 128, 4>,
-               Sm90Shape<256, 128, 4, 2>, Sm90Shape<128, 128, 6>, Sm90Shape<128, 128, 6, 2>,
-               Sm90Shape<128, 64, 8>, Sm90Shape<128, 64, 6, 1, 2>>;
+// The split-K shape is for the autotuner and --config: the rules leave it out (tune/heuristic.cpp).
+// Last, 64x64 with one consumer, for problems whose larger tiles leave SMs idle: each program
+// then loads the fewest bytes (512^3: 128 KB against 192 KB for 128x64), and a lone program's K
+// step is bound by what its SM takes in (docs/perf-notes.md, sm90 v11 and v13). Twelve stages
+// keep more loads in flight over a long K (+13 % at 128 x 4096 x 4096); eight did better at 512^3.
+using Shapes = std::tuple<Sm90Shape<128, 256, 4>, Sm90Shape<128, 256, 4, 2>, Sm90Shape<256, 128, 4>,
+                          Sm90Shape<256, 128, 4, 2>, Sm90Shape<128, 128, 6>,
+                          Sm90Shape<128, 128, 6, 2>, Sm90Shape<128, 64, 8>,
+                          Sm90Shape<128, 64, 6, 1, 2>, Sm90Shape<64, 64, 8>, Sm90Shape<64, 64, 12>>;
 
-// Registers per thread after the hand-over: 128 x 40 + 256 x 232 = 64512 of the SM's 65536.
+// Registers per thread after the hand-over: 128 x 40 + 256 x 232 = 64512 of the SM's 65536. With
+// one consumer (256 threads) every thread may have 255 from the start, and none change hands.
 constexpr int kProducerRegisters = 40;
 constexpr int kConsumerRegisters = 232;
 
@@ -552,7 +557,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
 
   if (threadIdx.x < 128) {
     // ---- producer ----
-    registers_decrease<kProducerRegisters>();
+    if constexpr (S::kConsumers > 1) registers_decrease<kProducerRegisters>();
     if (threadIdx.x == 0) {
       // After the early steps (a first pass over stages 0 .. early_steps-1).
       int stage = early_steps % S::kStages;
@@ -572,7 +577,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     }
   } else {
     // ---- consumers ----
-    registers_increase<kConsumerRegisters>();
+    if constexpr (S::kConsumers > 1) registers_increase<kConsumerRegisters>();
     const int consumer = threadIdx.x / 128 - 1;
     const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
     int stage = 0, previous = 0;
@@ -623,11 +628,12 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       }
       if constexpr (S::kSplitK > 1) {
         // The cluster's one tile (see Sm90Shape): thread t of consumer c holds the same elements
-        // of it in every program; its sums travel in float4 slots v * 256 + 128c + t, so that
-        // each warp's stores and loads are 512 consecutive bytes. The others store theirs into
+        // of it in every program; its sums travel in float4 slots v * kMathThreads + 128c + t, so
+        // that each warp's stores and loads are 512 consecutive bytes. The others store theirs into
         // the first program's `partials`, every thread of the cluster meets at barrier.cluster
         // (its release and acquire order the stores before the loads), the first one adds them.
         const int slot = consumer * 128 + threadIdx.x % 128;
+        constexpr int kMathThreads = S::kConsumers * 128;
         constexpr int kVectors = S::BN / 8;  // per 64-row wgmma tile
         if (rank_k() != 0) {
           float4* const to = static_cast<float4*>(__cluster_map_shared_rank(partials, 0));
@@ -635,7 +641,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
           for (int i = 0; i < S::kMmaM; ++i)
 #pragma unroll
             for (int v = 0; v < kVectors; ++v) {
-              to[(i * kVectors + v) * 256 + slot] = make_float4(
+              to[(i * kVectors + v) * kMathThreads + slot] = make_float4(
                   acc[i][4 * v], acc[i][4 * v + 1], acc[i][4 * v + 2], acc[i][4 * v + 3]);
             }
         }
@@ -645,7 +651,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         for (int i = 0; i < S::kMmaM; ++i)
 #pragma unroll
           for (int v = 0; v < kVectors; ++v) {
-            const float4 p = partials[(i * kVectors + v) * 256 + slot];
+            const float4 p = partials[(i * kVectors + v) * kMathThreads + slot];
             acc[i][4 * v] += p.x, acc[i][4 * v + 1] += p.y;
             acc[i][4 * v + 2] += p.z, acc[i][4 * v + 3] += p.w;
           }

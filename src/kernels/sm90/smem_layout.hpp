@@ -64,10 +64,13 @@ struct OperandTile {
   }
 };
 
+// Math (consumer) warpgroups of a tile BLOCK_SIZE_M rows tall: two, each owning half of the rows,
+// except in a 64-row tile, the height of one wgmma, which has one.
+TILEGEMM_HOST_DEVICE constexpr int math_warpgroups(int block_m) { return block_m >= 128 ? 2 : 1; }
+
 // The epilogue's staging for TMA stores of D (16-bit, row-major): each math warpgroup fills
 // chunks of 64 rows x 64 columns (one 128-byte row each, the 128-byte swizzle again, so that the
 // warps' writes spread over all banks) and hands each to TMA as one box.
-constexpr int kMathWarpgroups = 2;
 constexpr int kStoreRows = 64, kStoreColumns = kRowBytes / kElementBytes;  // 64 x 64
 constexpr int kStoreChunkBytes = kStoreRows * kRowBytes;                   // 8 KB
 constexpr int64_t kSharedBudget = 227 * 1024;  // opt-in shared memory of one program, sm_90
@@ -78,9 +81,9 @@ TILEGEMM_HOST_DEVICE constexpr uint32_t store_chunk_offset(int row, int col) {
   return uint32_t(row * kRowBytes + ((byte / 16) ^ (row % 8)) * 16 + byte % 16);
 }
 
-// Store chunks in one math warpgroup's part of a tile: BM/2 rows and all BN columns.
+// Store chunks in one math warpgroup's part of a tile: its rows and all BN columns.
 TILEGEMM_HOST_DEVICE constexpr int store_chunks_per_warpgroup(int block_m, int block_n) {
-  return block_m / kMathWarpgroups / kStoreRows * (block_n / kStoreColumns);
+  return block_m / math_warpgroups(block_m) / kStoreRows * (block_n / kStoreColumns);
 }
 
 // Shared memory besides the store buffers: the stages, two mbarriers per stage, and slack to
@@ -102,7 +105,7 @@ TILEGEMM_HOST_DEVICE constexpr int64_t partial_bytes(int block_m, int block_n, i
 TILEGEMM_HOST_DEVICE constexpr int store_buffers(int block_m, int block_n, int stages,
                                                  int split_k = 1) {
   const int whole = store_chunks_per_warpgroup(block_m, block_n);
-  const int64_t all = int64_t(kMathWarpgroups) * whole * kStoreChunkBytes;
+  const int64_t all = int64_t(math_warpgroups(block_m)) * whole * kStoreChunkBytes;
   return stage_bytes(block_m, block_n, stages) + all + partial_bytes(block_m, block_n, split_k) <=
                  kSharedBudget
              ? whole
@@ -114,7 +117,7 @@ TILEGEMM_HOST_DEVICE constexpr int store_buffers(int block_m, int block_n, int s
 TILEGEMM_HOST_DEVICE constexpr int64_t shared_bytes(int block_m, int block_n, int stages,
                                                     int split_k = 1) {
   return stage_bytes(block_m, block_n, stages) +
-         int64_t(kMathWarpgroups) * store_buffers(block_m, block_n, stages, split_k) *
+         int64_t(math_warpgroups(block_m)) * store_buffers(block_m, block_n, stages, split_k) *
              kStoreChunkBytes +
          partial_bytes(block_m, block_n, split_k);
 }
