@@ -44,25 +44,28 @@ double shape_distance(const TuningKey& a, const GemmProblem& p) {
   return term(a.m, p.m) + term(a.n, p.n) + term(a.k, p.k);
 }
 
-// Programs a config runs for the problem: a tile each, split_k per tile for split-K.
+// Programs a config runs for the problem: a tile each.
 int64_t programs(const KernelConfig& c, const GemmProblem& p) {
-  return num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count * c.split_k;
+  return num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count;
 }
 
-// Whether split-K (split_k programs per tile, a cluster each) pays here: only for long K (at
-// least 32 K steps: on the H100, 16 x 4096 x 4096, 128 x 4096 x 4096 and 256 x 256 x 2048 gained
-// 9-17 %, while 512^3 with 8 steps lost 10 % to the hand-over of the partial sums), and only
-// when every program of the split grid has an SM at once (the split kernel is not persistent).
-bool split_k_pays(const KernelConfig& c, const GemmProblem& p, int sms) {
-  return programs(c, p) <= sms && cdiv(p.k, c.block_k) >= 32;
+// What the busiest SM loads, in rows of K values (BLOCK_SIZE_M + BLOCK_SIZE_N per value of K):
+// a tile's rows times K, times the programs the SM runs in turn. Where a program is alone on its
+// SM, its K step is bound by what the SM takes in (docs/perf-notes.md, sm90 v11), so of two
+// configs that both leave SMs idle the lighter one finishes first.
+double busiest_sm_rows(const KernelConfig& c, const GemmProblem& p, int sms) {
+  const int64_t waves = cdiv(programs(c, p), int64_t(std::max(sms, 1)));
+  return double(waves) * double(c.block_m + c.block_n) * double(p.k);
 }
 
 }  // namespace
 
 KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& p, int sms) {
+  // Split-K configs (sm90 /k2) are left to the autotuner: on the H100 a 64-row tile was as fast
+  // or faster on every shape where splitting had paid (docs/perf-notes.md, sm90 v13).
   std::vector<KernelConfig> by_area;
   for (const KernelConfig& c : configs)
-    if (c.split_k <= 1 || split_k_pays(c, p, sms)) by_area.push_back(c);
+    if (c.split_k <= 1) by_area.push_back(c);
   const bool tall = p.m > p.n;  // among equal areas, the tile whose aspect follows the problem's
   std::stable_sort(
       by_area.begin(), by_area.end(), [&](const KernelConfig& x, const KernelConfig& y) {
@@ -70,17 +73,32 @@ KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmPr
         if (ax != ay) return ax > ay;
         if (x.block_m != y.block_m) return tall ? x.block_m > y.block_m : x.block_n > y.block_n;
         // The same tile: the deeper slice (half the barriers per mma; sm80 v4 in perf-notes).
-        return x.block_k > y.block_k;
+        if (x.block_k != y.block_k) return x.block_k > y.block_k;
+        // Then more stages over a long K loop (32 slices or more), where a program waits on
+        // memory, fewer over a short one (sm90 64x64, 12 stages against 8: +13 % at
+        // 128 x 4096 x 4096, -4 % at 512^3).
+        const bool long_k = cdiv(p.k, int64_t(x.block_k)) >= 32;
+        return long_k ? x.num_stages > y.num_stages : x.num_stages < y.num_stages;
       });
   // "Fills" the GPU: programs for at least 7/8 of the SMs. One wave of large tiles with a few SMs
   // idle beats two of half-size tiles (2048^3 on 132 SMs: 128 tiles of 128x256 ran 2 % faster
-  // than 256 of 128x128). A split-K config runs split_k programs per tile; listed after the same
-  // tile unsplit, it is taken only where that one does not fill the GPU.
+  // than 256 of 128x128). A smaller tile that fills only by giving some SMs a second one is not
+  // taken where a larger tile before it loads less into its busiest SM (768 x 768 x 4096: 72
+  // tiles of 128x64 ran 47 % faster than 144 of 64x64; 1792 x 2048 x 2048: 112 of 128x256 4 %
+  // faster than 224 of 128x128).
+  double lightest_before = 0.0;
+  for (const KernelConfig& c : by_area) {
+    const double load = busiest_sm_rows(c, p, sms);
+    const bool lighter_before = lightest_before > 0.0 && lightest_before < load;
+    if (programs(c, p) * 8 >= int64_t(sms) * 7 && !lighter_before) return c;
+    if (lightest_before == 0.0 || load < lightest_before) lightest_before = load;
+  }
+  // Nothing fills it: the config whose busiest SM loads the least, the first in the order above
+  // on a tie (sm90: 64x64 at 512^3 and on skinny problems).
+  const KernelConfig* best = nullptr;
   for (const KernelConfig& c : by_area)
-    if (programs(c, p) * 8 >= int64_t(sms) * 7) return c;
-  // Nothing fills it: the smallest tile, the kernel's last-listed form of it (sm90: split-K,
-  // where it pays).
-  return by_area.empty() ? KernelConfig{} : by_area.back();
+    if (best == nullptr || busiest_sm_rows(c, p, sms) < busiest_sm_rows(*best, p, sms)) best = &c;
+  return best == nullptr ? KernelConfig{} : *best;
 }
 
 const TunedRow* nearest_tuned(const TunedTable& table, const GemmProblem& p,

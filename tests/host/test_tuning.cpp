@@ -27,13 +27,15 @@ GemmProblem problem(int64_t m, int64_t n, int64_t k, DType dtype = DType::bf16) 
 }
 
 TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
-  // The Hopper kernel's list: each large shape unclustered, then in clusters of 2; last, 128x64
-  // split over K in clusters of 2.
+  // The Hopper kernel's list: each large shape unclustered, then in clusters of 2; 128x64, also
+  // split over K in clusters of 2 (which the rules leave out); last, 64x64 with one consumer, 8
+  // and 12 stages deep.
   std::vector<KernelConfig> configs;
   for (const char* text : {"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
                            "256x128x64/g8/s4/w12/wt128x128", "256x128x64/g8/s4/w12/wt128x128/c2",
                            "128x128x64/g8/s6/w12/wt64x128", "128x128x64/g8/s6/w12/wt64x128/c2",
-                           "128x64x64/g8/s8/w12/wt64x64", "128x64x64/g8/s6/w12/wt64x64/k2"}) {
+                           "128x64x64/g8/s8/w12/wt64x64", "128x64x64/g8/s6/w12/wt64x64/k2",
+                           "64x64x64/g8/s8/w8/wt64x64", "64x64x64/g8/s12/w8/wt64x64"}) {
     configs.push_back(*parse_kernel_config(text));
   }
   const auto pick = [&](int64_t m, int64_t n, int64_t k) {
@@ -41,23 +43,29 @@ TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
   };
   // 128 tiles of 128x256 for 132 SMs: one wave with 4 SMs idle, not two of 128x128.
   EXPECT_EQ(pick(2048, 2048, 2048), "128x256x64/g8/s4/w12/wt64x256");
-  // 112 tiles: fewer than 7/8 of the SMs; 128x128 gives 240.
-  EXPECT_EQ(pick(1792, 2048, 2048), "128x128x64/g8/s6/w12/wt64x128");
+  // 112 tiles of 128x256: fewer than 7/8 of the SMs. 224 of 128x128 fill them, but give 92 SMs
+  // two tiles each, 512 rows per K value against 384 for one 128x256 tile.
+  EXPECT_EQ(pick(1792, 2048, 2048), "128x256x64/g8/s4/w12/wt64x256");
+  // 240 tiles of 128x128 and 120 of 128x256: the larger tile fills.
+  EXPECT_EQ(pick(1920, 2048, 2048), "128x256x64/g8/s4/w12/wt64x256");
   EXPECT_EQ(pick(4096, 4096, 4096), "128x256x64/g8/s4/w12/wt64x256");
   EXPECT_EQ(pick(8192, 8192, 1024), "128x256x64/g8/s4/w12/wt64x256");
   // Taller than wide: of equal tiles, the tall one.
   EXPECT_EQ(pick(16384, 1024, 4096), "256x128x64/g8/s4/w12/wt128x128");
-  // 128 tiles of 128x64 fill the GPU unsplit.
+  // 128 tiles of 128x64 fill the GPU.
   EXPECT_EQ(pick(1024, 1024, 1024), "128x64x64/g8/s8/w12/wt64x64");
-  // Skinny problems with long K: split over K, two programs per tile. 64 tiles of 16x4096 make
-  // 128 programs; 8 tiles of 256x256 fill nothing, and take the most programs.
-  EXPECT_EQ(pick(16, 4096, 4096), "128x64x64/g8/s6/w12/wt64x64/k2");
-  EXPECT_EQ(pick(256, 256, 2048), "128x64x64/g8/s6/w12/wt64x64/k2");
-  // Short K (8 and 31 steps): the hand-over of the partial sums costs more than it saves.
-  EXPECT_EQ(pick(512, 512, 512), "128x64x64/g8/s8/w12/wt64x64");
-  EXPECT_EQ(pick(256, 256, 1984), "128x64x64/g8/s8/w12/wt64x64");
-  // 72 tiles: 144 split programs would not all have an SM.
+  // Nothing fills the SMs: the tile whose program loads the fewest rows, 12 stages deep for 32
+  // K steps or more, 8 below.
+  EXPECT_EQ(pick(16, 4096, 4096), "64x64x64/g8/s12/w8/wt64x64");
+  EXPECT_EQ(pick(256, 256, 2048), "64x64x64/g8/s12/w8/wt64x64");
+  EXPECT_EQ(pick(512, 512, 512), "64x64x64/g8/s8/w8/wt64x64");
+  EXPECT_EQ(pick(256, 256, 1984), "64x64x64/g8/s8/w8/wt64x64");
+  // 128 tiles of 64x64 fill the SMs; 64 of 128x64 do not.
+  EXPECT_EQ(pick(128, 4096, 4096), "64x64x64/g8/s12/w8/wt64x64");
+  // 72 tiles of 128x64; 144 of 64x64 would give 12 SMs two (256 rows per K value against 192).
   EXPECT_EQ(pick(768, 768, 4096), "128x64x64/g8/s8/w12/wt64x64");
+  // 128 tiles of 64x64 fill the SMs once: 128 rows per K value against 128x64's 192.
+  EXPECT_EQ(pick(1024, 512, 1024), "64x64x64/g8/s8/w8/wt64x64");
   // Batches count as tiles.
   GemmProblem batched = problem(512, 512, 512);
   batched.batch_count = 64;
