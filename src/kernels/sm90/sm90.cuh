@@ -226,28 +226,58 @@ __device__ __forceinline__ void cluster_start_sync() {
   cuda::ptx::barrier_cluster_wait(cuda::ptx::sem_acquire);
 }
 
-// Finishes D[row, col] and D[row, col+1] (the pair one thread holds): one store of both when D
-// is row-major and `pairs` (aligned), else element by element; masked at the edges.
-__device__ __forceinline__ void finish_pair(const EpilogueParams& p, int64_t batch, int64_t row,
-                                            int64_t col, float acc0, float acc1, int64_t m,
-                                            int64_t n, bool pairs) {
+// Stores the finished values of D[row, col] and D[row, col+1] (the pair one thread holds): one
+// store of both when D is row-major and `pairs` (aligned), else element by element; masked at
+// the edges.
+__device__ __forceinline__ void store_pair(const MatrixView& d, int64_t batch, int64_t row,
+                                           int64_t col, float v0, float v1, int64_t m, int64_t n,
+                                           bool pairs) {
   if (row >= m || col >= n) return;
+  const int64_t at = d.offset(batch, row, col);
   if (!(pairs && col + 1 < n)) {
-    epilogue_store(p, batch, row, col, acc0);
-    if (col + 1 < n) epilogue_store(p, batch, row, col + 1, acc1);
+    store_from_float(d.data, d.dtype, at, v0);
+    if (col + 1 < n) store_from_float(d.data, d.dtype, d.offset(batch, row, col + 1), v1);
     return;
   }
-  const float v0 = epilogue_value(p, batch, row, col, acc0);
-  const float v1 = epilogue_value(p, batch, row, col + 1, acc1);
-  const int64_t at = p.d.offset(batch, row, col);
-  if (p.d.dtype == DType::fp32) {
-    *reinterpret_cast<float2*>(static_cast<float*>(p.d.data) + at) = make_float2(v0, v1);
+  if (d.dtype == DType::fp32) {
+    *reinterpret_cast<float2*>(static_cast<float*>(d.data) + at) = make_float2(v0, v1);
   } else {
-    const bool fp16 = p.d.dtype == DType::fp16;
+    const bool fp16 = d.dtype == DType::fp16;
     const uint32_t lo = fp16 ? float_to_fp16_bits(v0) : float_to_bf16_bits(v0);
     const uint32_t hi = fp16 ? float_to_fp16_bits(v1) : float_to_bf16_bits(v1);
-    *reinterpret_cast<uint32_t*>(static_cast<uint16_t*>(p.d.data) + at) = lo | hi << 16;
+    *reinterpret_cast<uint32_t*>(static_cast<uint16_t*>(d.data) + at) = lo | hi << 16;
   }
+}
+
+// acc[r] += scale * x[index(r)] for the first R values of acc where inside(r), x of type `dtype`
+// (fp32, fp16 or bf16, as load_as_float reads them). The type is tested once for all R, so the
+// loads go out together.
+template <int R, int N, class Index, class Inside>
+__device__ __forceinline__ void add_loaded(float (&acc)[N], const void* x, DType dtype, float scale,
+                                           Index index, Inside inside) {
+  if (dtype == DType::fp16 || dtype == DType::bf16) {
+    const bool fp16 = dtype == DType::fp16;
+    const auto* bits = static_cast<const uint16_t*>(x);
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      if (inside(r)) {
+        const uint16_t b = bits[index(r)];
+        acc[r] += scale * (fp16 ? fp16_bits_to_float(b) : bf16_bits_to_float(b));
+      }
+    }
+  } else {
+    const auto* values = static_cast<const float*>(x);
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      if (inside(r)) acc[r] += scale * values[index(r)];
+  }
+}
+
+// acc[r] = activation(acc[r]) for the first R values, the activation fixed at compile time.
+template <Activation kActivation, int R, int N>
+__device__ __forceinline__ void activate(float (&acc)[N], float slope) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) acc[r] = apply_activation(kActivation, acc[r], slope);
 }
 
 // The epilogue of one 64-row wgmma tile, in two forms. Unrolled over all BN/8 column blocks, the
@@ -283,18 +313,61 @@ __device__ __forceinline__ void store_scaled(const EpilogueParams& p, int64_t ba
   }
 }
 
-// Everything else, in a rolled loop: block j's four values are always at the front of the
-// array, which shifts down by four after each block (the accumulators are dead after this).
+// Everything else (beta*C, bias, activation, any D), in a rolled loop over rounds of two column
+// blocks: a round's eight values are always at the front of the array, which shifts down by
+// eight after each round (the accumulators are dead after this). Each step of the epilogue
+// (alpha, beta*C, bias, activation, store) runs over the whole round under one test of its
+// run-time choice, so the round's loads of C go out together and its values' arithmetic
+// interleaves; per value, the tests and their indirect branches had made the loop a chain of
+// dependent instructions (docs/perf-notes.md, sm90 v14 and v15). Value r of a round is row
+// row + 8 * (r % 4 / 2), column col + 8 * (r / 4) + r % 2 (wgmma's accumulator layout).
 template <int N>
 __device__ __forceinline__ void finish_rolled(const EpilogueParams& p, int64_t batch, int64_t row,
                                               int64_t col0, float (&acc)[N], int64_t m, int64_t n,
                                               bool pairs) {
+  constexpr int kBlocks = 2, R = 4 * kBlocks;
+  static_assert(N % R == 0, "whole rounds");
 #pragma unroll 1
-  for (int j = 0; j < N / 4; ++j) {
-    finish_pair(p, batch, row, col0 + 8 * j, acc[0], acc[1], m, n, pairs);
-    finish_pair(p, batch, row + 8, col0 + 8 * j, acc[2], acc[3], m, n, pairs);
+  for (int j = 0; j < N / 4; j += kBlocks) {
+    const int64_t col = col0 + 8 * j;
+    const auto row_of = [&](int r) { return row + 8 * (r % 4 / 2); };
+    const auto col_of = [&](int r) { return col + 8 * (r / 4) + r % 2; };
+    const auto inside = [&](int r) { return row_of(r) < m && col_of(r) < n; };
 #pragma unroll
-    for (int r = 0; r + 4 < N; ++r) acc[r] = acc[r + 4];
+    for (int r = 0; r < R; ++r) acc[r] *= p.alpha;
+    if (p.beta != 0.0f) {
+      add_loaded<R>(
+          acc, p.c.data, p.c.dtype, p.beta,
+          [&](int r) { return p.c.offset(batch, row_of(r), col_of(r)); }, inside);
+    }
+    if (p.bias != nullptr) {
+      add_loaded<R>(acc, p.bias, p.bias_dtype, 1.0f, col_of, inside);
+    }
+    switch (p.activation) {
+      case Activation::relu:
+        activate<Activation::relu, R>(acc, p.leaky_relu_slope);
+        break;
+      case Activation::leaky_relu:
+        activate<Activation::leaky_relu, R>(acc, p.leaky_relu_slope);
+        break;
+      case Activation::gelu:
+        activate<Activation::gelu, R>(acc, p.leaky_relu_slope);
+        break;
+      case Activation::silu:
+        activate<Activation::silu, R>(acc, p.leaky_relu_slope);
+        break;
+      default:
+        break;
+    }
+#pragma unroll
+    for (int b = 0; b < kBlocks; ++b)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        store_pair(p.d, batch, row + 8 * half, col + 8 * b, acc[4 * b + 2 * half],
+                   acc[4 * b + 2 * half + 1], m, n, pairs);
+      }
+#pragma unroll
+    for (int r = 0; r + R < N; ++r) acc[r] = acc[r + R];
   }
 }
 
