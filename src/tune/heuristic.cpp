@@ -96,8 +96,11 @@ KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmPr
   // Nothing fills it: the config whose busiest SM loads the least, the first in the order above
   // on a tie (sm90: 64x64 at 512^3 and on skinny problems).
   const KernelConfig* best = nullptr;
-  for (const KernelConfig& c : by_area)
-    if (best == nullptr || busiest_sm_rows(c, p, sms) < busiest_sm_rows(*best, p, sms)) best = &c;
+  double best_load = 0.0;
+  for (const KernelConfig& c : by_area) {
+    const double load = busiest_sm_rows(c, p, sms);
+    if (best == nullptr || load < best_load) best = &c, best_load = load;
+  }
   return best == nullptr ? KernelConfig{} : *best;
 }
 
@@ -140,7 +143,7 @@ HeuristicChoice heuristic(const GemmProblem& p, const std::string& kernel_name,
   for (const KernelConfig& c : choice.kernel->info.configs)
     if (choice.kernel->can_implement(p, c).empty()) configs.push_back(c);
   choice.config = rules_config(configs.empty() ? choice.kernel->info.configs : configs, p, sms);
-  if (choice.kernel->persistent && choice.config.cluster_m <= 1 && choice.config.split_k <= 1) {
+  if (choice.kernel->persistent && choice.config.cluster_m <= 1) {
     // A persistent kernel's wave is one program per SM, so the L2 model can pick the launch
     // order: 128x256 tiles on 132 SMs read 23 % fewer bytes per wave with GROUP_SIZE_M 16 than
     // with 8 (docs/perf-notes.md, sm90 v9).

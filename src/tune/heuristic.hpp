@@ -37,9 +37,10 @@ struct HeuristicChoice {
 };
 
 // The rules, for a kernel's compiled configs: the largest tile that still gives at least 7/8 of
-// the `sms` SMs a program (of equal areas, the one shaped like the problem, then the first in
-// the list), else the one with the most programs. Split-K configs take part only where they pay
-// (long K, one wave).
+// the `sms` SMs a program (of equal areas, the one shaped like the problem, then the deeper
+// slice, then the stages that suit K's length, then the first in the list), unless a larger tile
+// before it loads less into its busiest SM; else the config whose busiest SM loads the least.
+// Split-K configs are left to the autotuner.
 KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& problem,
                           int sms);
 
