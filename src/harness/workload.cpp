@@ -97,10 +97,15 @@ Status Workload::create(const WorkloadSpec& spec, bool on_gpu, std::unique_ptr<W
   };
   w->host_a_ = random_buffer(elements(s.layout_a, s.m, s.k, s.lda), s.input_dtype, s.seed * 4 + 0);
   w->host_b_ = random_buffer(elements(s.layout_b, s.k, s.n, s.ldb), s.input_dtype, s.seed * 4 + 1);
-  w->host_c_ = random_buffer(elements(s.layout_c, s.m, s.n, s.ldc), s.output_dtype, s.seed * 4 + 2);
+  if (s.c_transposed && s.in_place) {
+    return {StatusCode::invalid_argument, "workload: in_place needs C in D's layout"};
+  }
+  w->host_c_ = random_buffer(elements(w->layout_of_c(), s.m, s.n, w->ld_of_c()), s.output_dtype,
+                             s.seed * 4 + 2);
   if (s.bias) w->host_bias_ = random_buffer(s.n, s.output_dtype, s.seed * 4 + 3);
   // In place, D is a copy of C that the run overwrites; host_c_ keeps C for the reference.
   w->host_d_ = w->host_c_;
+  w->host_d_.resize(elements(s.layout_c, s.m, s.n, s.ldc) * dtype_size(s.output_dtype));
   if (on_gpu) {
     for (auto [host, dev] : {std::pair{&w->host_a_, &w->dev_a_},
                              {&w->host_b_, &w->dev_b_},
@@ -125,7 +130,9 @@ GemmProblem Workload::problem_over(const void* a, const void* b, const void* c, 
   p.batch_count = s.batch_count;
   p.a = {a, s.input_dtype, s.layout_a, s.lda, packed_stride(s.layout_a, s.m, s.k, s.lda)};
   p.b = {b, s.input_dtype, s.layout_b, s.ldb, packed_stride(s.layout_b, s.k, s.n, s.ldb)};
-  p.c = {c, s.output_dtype, s.layout_c, s.ldc, packed_stride(s.layout_c, s.m, s.n, s.ldc)};
+  const Layout layout_c = layout_of_c();
+  const int64_t ldc = ld_of_c();
+  p.c = {c, s.output_dtype, layout_c, ldc, packed_stride(layout_c, s.m, s.n, ldc)};
   p.d = {d, s.output_dtype, s.layout_c, s.ldc, packed_stride(s.layout_c, s.m, s.n, s.ldc)};
   if (s.batch_count == 1)
     p.a.batch_stride = p.b.batch_stride = p.c.batch_stride = p.d.batch_stride = 0;
@@ -150,10 +157,16 @@ GemmProblem Workload::problem() const {
                       spec_.bias ? dev_bias_.get() : nullptr);
 }
 
+Layout Workload::layout_of_c() const {
+  const Layout d = spec_.layout_c;
+  if (!spec_.c_transposed) return d;
+  return d == Layout::row_major ? Layout::col_major : Layout::row_major;
+}
+
 Status Workload::poison_output() {
   // Out of place: NaN everywhere, so unwritten elements fail the check. In place D is also an
   // input, so it is restored to C instead.
-  std::vector<uint8_t> fill = host_c_;
+  std::vector<uint8_t> fill = spec_.in_place ? host_c_ : host_d_;
   if (!spec_.in_place) {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     const int64_t count = int64_t(fill.size()) / dtype_size(spec_.output_dtype);

@@ -24,6 +24,9 @@ struct WorkloadSpec {
   Activation activation = Activation::none;
   float leaky_relu_slope = 0.01f;
   bool in_place = false;  // D is C
+  // C in the other layout than D (layout_c says D's), packed: e.g. a column-major C added into a
+  // row-major D. Not with in_place.
+  bool c_transposed = false;
   uint64_t seed = 1;
 };
 
@@ -55,6 +58,9 @@ class Workload {
   explicit Workload(const WorkloadSpec& spec, bool on_gpu);
   GemmProblem problem_over(const void* a, const void* b, const void* c, void* d,
                            const void* bias) const;
+  // C's layout and leading dimension (c_transposed: the other layout, packed).
+  Layout layout_of_c() const;
+  int64_t ld_of_c() const { return spec_.c_transposed ? 0 : spec_.ldc; }
 
   WorkloadSpec spec_;
   bool on_gpu_;

@@ -107,6 +107,20 @@ TEST(CpuBackend, InPlaceOnC) {
   expect_matches_reference(s, cpu());
 }
 
+TEST(CpuBackend, CInTheOtherLayoutThanD) {
+  for (Layout ld : {Layout::row_major, Layout::col_major}) {
+    WorkloadSpec s;
+    s.m = 33;
+    s.n = 47;
+    s.k = 20;
+    s.beta = -0.75f;
+    s.layout_c = ld;
+    s.c_transposed = true;
+    s.batch_count = 2;
+    expect_matches_reference(s, cpu());
+  }
+}
+
 TEST(CpuBackend, KZeroIsTheEpilogueOfBetaC) {
   WorkloadSpec s;
   s.m = 20;
