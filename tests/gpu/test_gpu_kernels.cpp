@@ -198,6 +198,23 @@ TEST_F(GpuKernels, EpilogueAlphaBetaBiasActivations) {
     }
 }
 
+TEST_F(GpuKernels, EpilogueWithCInTheOtherLayoutThanD) {
+  // A column-major C into a row-major D with 16-byte rows: sm90 stores D by TMA but cannot load
+  // this C by TMA, so each thread loads its own values of C. And the other way round.
+  for (const KernelCase& kc : every_kernel_config())
+    for (Layout ld : {Layout::row_major, Layout::col_major}) {
+      WorkloadSpec s = spec_of(150, 104, 72, kc.half_type());
+      s.layout_c = ld;
+      s.c_transposed = true;
+      s.beta = 0.75f;
+      s.bias = true;
+      s.activation = Activation::gelu;
+      s.batch_count = 2;
+      s.seed = 1100 + int(ld);
+      expect_matches_reference(s, kc.options);
+    }
+}
+
 TEST_F(GpuKernels, AlphaOnlyEpilogueOnAlignedAndUnalignedRowsOfD) {
   // D = alpha * AB with no C, bias or activation: interior tiles of an fp32, row-major D whose
   // rows are 16-byte aligned take warptile's vector-store epilogue; ldc = 261 (odd) and a
@@ -253,19 +270,29 @@ TEST_F(GpuKernels, StridedBatchInPlaceAndKZero) {
 // SMs, and its epilogue carries part of one tile's D into the next tile's K loop (128x256 and
 // 256x128). Batches of 8 give every config more tiles than an H100 has SMs (128x256: 200); the
 // K values put the carried chunks' store on a middle, the last and the only K step; partial
-// tiles at the bottom and right edges.
+// tiles at the bottom and right edges. The general epilogue (beta*C in place, bias, gelu) goes
+// through the same store buffers, each tile waiting for the last one's stores to read them.
 TEST_F(GpuKernels, PersistentProgramsWithSeveralTilesEach) {
   if (!hopper()) GTEST_SKIP() << "sm90 runs only on compute capability 9.0";
   uint64_t seed = 700;
   for (const KernelCase& kc : every_kernel_config()) {
     if (kc.options.kernel != "sm90") continue;
-    for (DType dtype : kc.dtypes)
+    for (DType dtype : kc.dtypes) {
       for (int64_t k : {320, 136, 64}) {
         WorkloadSpec s = spec_of(520, 1032, k, dtype);  // 16-byte rows: D goes through TMA
         s.batch_count = 8;
         s.seed = seed++;
         testing::expect_matches_reference(s, kc.options);  // no refusal allowed here
       }
+      WorkloadSpec general = spec_of(520, 1032, 136, dtype);
+      general.batch_count = 8;
+      general.beta = 0.5f;
+      general.in_place = true;
+      general.bias = true;
+      general.activation = Activation::gelu;
+      general.seed = seed++;
+      testing::expect_matches_reference(general, kc.options);
+    }
   }
 }
 

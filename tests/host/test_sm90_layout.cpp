@@ -108,36 +108,72 @@ GemmArgs plain_bf16_d(int64_t m, int64_t n, int64_t ld) {
   return args;
 }
 
-TEST(Sm90Epilogue, TmaStoresTakeAlphaTimesAbIntoAnAlignedSixteenBitRowMajorD) {
-  EXPECT_TRUE(tma_storable(plain_bf16_d(200, 136, 136)));
-  EXPECT_TRUE(tma_storable(plain_bf16_d(130, 70, 72)));  // odd edges, aligned rows: TMA clips
+TEST(Sm90Epilogue, TmaStoresTakeEveryEpilogueIntoAnAlignedSixteenBitRowMajorD) {
+  EXPECT_EQ(store_route(plain_bf16_d(200, 136, 136)), StoreRoute::tma);
+  EXPECT_EQ(store_route(plain_bf16_d(130, 70, 72)), StoreRoute::tma);  // odd edges: TMA clips
   GemmArgs fp16 = plain_bf16_d(64, 64, 64);
   fp16.epilogue.d.dtype = DType::fp16;
-  EXPECT_TRUE(tma_storable(fp16));
+  EXPECT_EQ(store_route(fp16), StoreRoute::tma);
   GemmArgs batched = plain_bf16_d(64, 64, 64);
   batched.batch_count = 3;
   batched.epilogue.d.batch_stride = 64 * 64;
-  EXPECT_TRUE(tma_storable(batched));
+  EXPECT_EQ(store_route(batched), StoreRoute::tma);
 
-  // Everything else goes from registers.
-  const auto refused = [](auto change) {
+  const auto route_with = [](auto change) {
     GemmArgs args = plain_bf16_d(200, 136, 136);
     change(args);
-    return !tma_storable(args);
+    return store_route(args);
   };
-  EXPECT_TRUE(refused([](GemmArgs& a) { a.epilogue.beta = 1.0f; }));
-  EXPECT_TRUE(refused([](GemmArgs& a) { a.epilogue.bias = a.epilogue.d.data; }));
-  EXPECT_TRUE(refused([](GemmArgs& a) { a.epilogue.activation = Activation::relu; }));
-  EXPECT_TRUE(refused([](GemmArgs& a) { a.epilogue.d.dtype = DType::fp32; }));
-  EXPECT_TRUE(refused([](GemmArgs& a) { a.epilogue.d.stride = {1, 200}; }));  // column-major
-  EXPECT_TRUE(refused([](GemmArgs& a) { a.epilogue.d.stride.row = 140; }));   // 280-byte rows
-  EXPECT_TRUE(refused([](GemmArgs& a) {
-    a.epilogue.d.data = static_cast<char*>(a.epilogue.d.data) + 4;  // 4-byte aligned only
-  }));
-  EXPECT_TRUE(refused([](GemmArgs& a) {  // batch entries that overlap
-    a.batch_count = 2;
-    a.epilogue.d.batch_stride = 136 * 100;
-  }));
+  // beta*C, a bias or an activation: the general epilogue, still through TMA.
+  EXPECT_EQ(route_with([](GemmArgs& a) { a.epilogue.beta = 1.0f; }), StoreRoute::tma_general);
+  EXPECT_EQ(route_with([](GemmArgs& a) { a.epilogue.bias = a.epilogue.d.data; }),
+            StoreRoute::tma_general);
+  EXPECT_EQ(route_with([](GemmArgs& a) { a.epilogue.activation = Activation::relu; }),
+            StoreRoute::tma_general);
+  // Rows TMA cannot describe but pairs can still be stored at once.
+  EXPECT_EQ(route_with([](GemmArgs& a) { a.epilogue.d.stride.row = 140; }),  // 280-byte rows
+            StoreRoute::scaled);
+  EXPECT_EQ(route_with([](GemmArgs& a) {
+              a.batch_count = 2;  // batch entries that overlap
+              a.epilogue.d.batch_stride = 136 * 100;
+            }),
+            StoreRoute::scaled);
+  // Everything else goes from registers, element by element where pairs are not aligned.
+  EXPECT_EQ(route_with([](GemmArgs& a) {
+              a.epilogue.d.stride.row = 140;
+              a.epilogue.beta = 1.0f;
+            }),
+            StoreRoute::general);
+  EXPECT_EQ(route_with([](GemmArgs& a) { a.epilogue.d.dtype = DType::fp32; }), StoreRoute::general);
+  EXPECT_EQ(route_with([](GemmArgs& a) {
+              a.epilogue.d.stride = {1, 200};
+            }),  // column-major
+            StoreRoute::general);
+  EXPECT_EQ(route_with([](GemmArgs& a) {
+              a.epilogue.d.data = static_cast<char*>(a.epilogue.d.data) + 2;  // 2-byte aligned
+            }),
+            StoreRoute::general);
+}
+
+TEST(Sm90Epilogue, CComesByTmaWhenItLooksLikeD) {
+  GemmArgs args = plain_bf16_d(200, 136, 136);
+  args.epilogue.beta = 1.0f;
+  args.epilogue.c = args.epilogue.d;  // in place
+  EXPECT_TRUE(c_by_tma(args));
+  args.epilogue.activation = Activation::gelu;
+  EXPECT_TRUE(c_by_tma(args));
+
+  const auto with = [&](auto change) {
+    GemmArgs changed = args;
+    change(changed);
+    return c_by_tma(changed);
+  };
+  EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.beta = 0.0f; }));  // C is not read
+  EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.c.dtype = DType::fp32; }));
+  EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.c.stride = {1, 200}; }));  // column-major C
+  EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.c.stride.row = 140; }));   // 280-byte rows
+  EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.d.stride.row = 140; }));   // D not by TMA
+  EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.d.dtype = DType::fp32; }));
 }
 
 TEST(Sm90Layout, SharedBytesFitTheH100) {

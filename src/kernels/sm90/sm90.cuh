@@ -22,13 +22,14 @@
 //              each tile a cluster of two CTAs, each taking half of the K steps.
 //   mainloop   per stage, each consumer issues 4 x (WM/64) wgmma m64nBNk16, commits them, and
 //              waits until only this stage's group is in flight, then frees the previous stage.
-//   epilogue   D = alpha*AB in fp16/bf16, row-major, that a tensor map can describe: through
-//              shared memory, 64x64 chunks that TMA stores while the consumer moves on (what does
+//   epilogue   D in fp16/bf16, row-major, that a tensor map can describe: through shared memory,
+//              64x64 chunks that TMA stores while the consumer moves on. D = alpha*AB: what does
 //              not fit in the buffers waits in registers and goes out during the next tile's K
-//              loop, store_tma). Anything
-//              else: alpha, beta*C, bias, activation, conversion -> D straight from registers
-//              (pairs of columns in one store when D is row-major), masked at edges; an unrolled
-//              form for plain alpha*AB, a rolled one for the rest (code size).
+//              loop (store_tma). With beta*C, bias or an activation: computed a round of 8
+//              values at a time into the chunks, C brought into them by TMA during the K loop
+//              when it has D's type and layout (finish_tma). Any other D (fp32, column-major,
+//              rows TMA cannot describe): the same rounds stored straight from registers, masked
+//              at edges (finish_rolled), or for plain alpha*AB an unrolled form (store_scaled).
 // Edges cost nothing in the mainloop: TMA fills whatever lies outside the matrix with zeros.
 #pragma once
 
@@ -313,61 +314,115 @@ __device__ __forceinline__ void store_scaled(const EpilogueParams& p, int64_t ba
   }
 }
 
-// Everything else (beta*C, bias, activation, any D), in a rolled loop over rounds of two column
-// blocks: a round's eight values are always at the front of the array, which shifts down by
-// eight after each round (the accumulators are dead after this). Each step of the epilogue
-// (alpha, beta*C, bias, activation, store) runs over the whole round under one test of its
-// run-time choice, so the round's loads of C go out together and its values' arithmetic
-// interleaves; per value, the tests and their indirect branches had made the loop a chain of
-// dependent instructions (docs/perf-notes.md, sm90 v14 and v15). Value r of a round is row
-// row + 8 * (r % 4 / 2), column col + 8 * (r / 4) + r % 2 (wgmma's accumulator layout).
+// The general epilogue (beta*C, bias, activation) goes over a tile's outputs in rounds of two
+// column blocks, in a rolled loop (unrolled, it is tens of kilobytes of code per tile). Each round
+// copies its eight values out of the accumulators (take_round), and each step (alpha, beta*C,
+// bias, activation, store) runs over the whole round under one test of its run-time choice, so
+// the round's loads of C go out together and its values' arithmetic interleaves; per value, the
+// tests and their indirect branches had made the loop a chain of dependent instructions
+// (docs/perf-notes.md, sm90 v14 and v15). Value r of a round is row row + 8 * (r % 4 / 2), column
+// col + 8 * (r / 4) + r % 2 (wgmma's accumulator layout).
+constexpr int kRoundBlocks = 2, kRoundValues = 4 * kRoundBlocks;
+
+// Everything but the store, for a round's values `acc` (take_round): rows from `row`, columns
+// from `col` (the thread's first pair). With `c_added`, the caller has already made them
+// alpha * AB + beta * C.
+template <int N>
+__device__ __forceinline__ void finish_round(const EpilogueParams& p, int64_t batch, int64_t row,
+                                             int64_t col, float (&acc)[N], int64_t m, int64_t n,
+                                             bool c_added = false) {
+  static_assert(N == kRoundValues, "one round");
+  constexpr int R = kRoundValues;
+  const auto row_of = [&](int r) { return row + 8 * (r % 4 / 2); };
+  const auto col_of = [&](int r) { return col + 8 * (r / 4) + r % 2; };
+  const auto inside = [&](int r) { return row_of(r) < m && col_of(r) < n; };
+  if (!c_added) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[r] *= p.alpha;
+  }
+  if (p.beta != 0.0f && !c_added) {
+    add_loaded<R>(
+        acc, p.c.data, p.c.dtype, p.beta,
+        [&](int r) { return p.c.offset(batch, row_of(r), col_of(r)); }, inside);
+  }
+  if (p.bias != nullptr) {
+    add_loaded<R>(acc, p.bias, p.bias_dtype, 1.0f, col_of, inside);
+  }
+  switch (p.activation) {
+    case Activation::relu:
+      activate<Activation::relu, R>(acc, p.leaky_relu_slope);
+      break;
+    case Activation::leaky_relu:
+      activate<Activation::leaky_relu, R>(acc, p.leaky_relu_slope);
+      break;
+    case Activation::gelu:
+      activate<Activation::gelu, R>(acc, p.leaky_relu_slope);
+      break;
+    case Activation::silu:
+      activate<Activation::silu, R>(acc, p.leaky_relu_slope);
+      break;
+    default:
+      break;
+  }
+}
+
+// v = round `round`'s eight values of acc. A switch: one indirect jump and eight moves per round.
+// (Shifting the whole array down by a round after each, the form before this, kept the indices
+// constant too, but cost N - 8 moves per round: 120 for a 64 x 256 part; docs/perf-notes.md,
+// sm90 v18.)
+template <int N>
+__device__ __forceinline__ void take_round(const float (&acc)[N], int round,
+                                           float (&v)[kRoundValues]) {
+  static_assert(N % kRoundValues == 0 && N / kRoundValues <= 16, "up to 16 whole rounds");
+  const auto take = [&](auto k) {
+    constexpr int kFirst = decltype(k)::value * kRoundValues;
+    if constexpr (kFirst < N) {
+#pragma unroll
+      for (int r = 0; r < kRoundValues; ++r) v[r] = acc[kFirst + r];
+    }
+  };
+  using std::integral_constant;
+  // clang-format off
+  switch (round) {
+    case 0: take(integral_constant<int, 0>{}); break;
+    case 1: take(integral_constant<int, 1>{}); break;
+    case 2: take(integral_constant<int, 2>{}); break;
+    case 3: take(integral_constant<int, 3>{}); break;
+    case 4: take(integral_constant<int, 4>{}); break;
+    case 5: take(integral_constant<int, 5>{}); break;
+    case 6: take(integral_constant<int, 6>{}); break;
+    case 7: take(integral_constant<int, 7>{}); break;
+    case 8: take(integral_constant<int, 8>{}); break;
+    case 9: take(integral_constant<int, 9>{}); break;
+    case 10: take(integral_constant<int, 10>{}); break;
+    case 11: take(integral_constant<int, 11>{}); break;
+    case 12: take(integral_constant<int, 12>{}); break;
+    case 13: take(integral_constant<int, 13>{}); break;
+    case 14: take(integral_constant<int, 14>{}); break;
+    default: take(integral_constant<int, 15>{}); break;
+  }
+  // clang-format on
+}
+
+// The general epilogue into any D (fp32, column-major, rows TMA cannot describe): each round's
+// pairs stored from registers, masked at the edges.
 template <int N>
 __device__ __forceinline__ void finish_rolled(const EpilogueParams& p, int64_t batch, int64_t row,
                                               int64_t col0, float (&acc)[N], int64_t m, int64_t n,
                                               bool pairs) {
-  constexpr int kBlocks = 2, R = 4 * kBlocks;
-  static_assert(N % R == 0, "whole rounds");
 #pragma unroll 1
-  for (int j = 0; j < N / 4; j += kBlocks) {
-    const int64_t col = col0 + 8 * j;
-    const auto row_of = [&](int r) { return row + 8 * (r % 4 / 2); };
-    const auto col_of = [&](int r) { return col + 8 * (r / 4) + r % 2; };
-    const auto inside = [&](int r) { return row_of(r) < m && col_of(r) < n; };
+  for (int round = 0; round < N / kRoundValues; ++round) {
+    const int64_t col = col0 + round * 8 * kRoundBlocks;
+    float v[kRoundValues];
+    take_round(acc, round, v);
+    finish_round(p, batch, row, col, v, m, n);
 #pragma unroll
-    for (int r = 0; r < R; ++r) acc[r] *= p.alpha;
-    if (p.beta != 0.0f) {
-      add_loaded<R>(
-          acc, p.c.data, p.c.dtype, p.beta,
-          [&](int r) { return p.c.offset(batch, row_of(r), col_of(r)); }, inside);
-    }
-    if (p.bias != nullptr) {
-      add_loaded<R>(acc, p.bias, p.bias_dtype, 1.0f, col_of, inside);
-    }
-    switch (p.activation) {
-      case Activation::relu:
-        activate<Activation::relu, R>(acc, p.leaky_relu_slope);
-        break;
-      case Activation::leaky_relu:
-        activate<Activation::leaky_relu, R>(acc, p.leaky_relu_slope);
-        break;
-      case Activation::gelu:
-        activate<Activation::gelu, R>(acc, p.leaky_relu_slope);
-        break;
-      case Activation::silu:
-        activate<Activation::silu, R>(acc, p.leaky_relu_slope);
-        break;
-      default:
-        break;
-    }
-#pragma unroll
-    for (int b = 0; b < kBlocks; ++b)
+    for (int b = 0; b < kRoundBlocks; ++b)
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
-        store_pair(p.d, batch, row + 8 * half, col + 8 * b, acc[4 * b + 2 * half],
-                   acc[4 * b + 2 * half + 1], m, n, pairs);
+        store_pair(p.d, batch, row + 8 * half, col + 8 * b, v[4 * b + 2 * half],
+                   v[4 * b + 2 * half + 1], m, n, pairs);
       }
-#pragma unroll
-    for (int r = 0; r + R < N; ++r) acc[r] = acc[r + R];
   }
 }
 
@@ -433,23 +488,28 @@ struct ChunkOrigin {
   int row, col;
 };
 
-// One round of TMA stores of kCount chunks of D, through the consumer's first kCount buffers:
-// once the stores of the round before have read the buffers, every thread writes its part of
-// chunk i (chunk(i), a ChunkPairs) into buffer i, and the warpgroup's first thread hands chunk i
-// to TMA at origin(i), which writes whole lines of D, clipped at the matrix's edges, while the
-// warpgroup moves on. Writes go through the generic proxy and TMA reads through the async proxy,
-// hence the proxy fence before the stores.
-template <int kCount, class Chunk, class Origin>
-__device__ __forceinline__ void store_round(const CUtensorMap& map_d, unsigned char* buffers,
-                                            int batch, int consumer, Chunk chunk, Origin origin) {
-  const bool leader = threadIdx.x % 128 == 0;
-  if (leader) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
+// Where chunk c of a consumer's part of a tile goes in D (or comes from in C): the part's first
+// row and column are row0 and col0; its chunks run along the columns, then down the 64-row parts.
+template <int kChunksPerPart>
+__device__ __forceinline__ ChunkOrigin chunk_origin(int row0, int col0, int c) {
+  return {row0 + c / kChunksPerPart * kStoreRows, col0 + c % kChunksPerPart * kStoreColumns};
+}
+
+// Waits until the consumer's earlier TMA stores have read its store buffers.
+__device__ __forceinline__ void await_buffers(int consumer) {
+  if (threadIdx.x % 128 == 0) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
   consumer_barrier(consumer);
-#pragma unroll
-  for (int i = 0; i < kCount; ++i) write_chunk(buffers + i * kStoreChunkBytes, chunk(i));
+}
+
+// Hands the consumer's first kCount buffers, written by all its threads, to TMA: buffer i goes to
+// origin(i) in D, whole lines clipped at the matrix's edges, while the warpgroup moves on. Writes
+// go through the generic proxy and TMA reads through the async proxy, hence the proxy fence.
+template <int kCount, class Origin>
+__device__ __forceinline__ void hand_to_tma(const CUtensorMap& map_d, unsigned char* buffers,
+                                            int batch, int consumer, Origin origin) {
   cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
   consumer_barrier(consumer);
-  if (leader) {
+  if (threadIdx.x % 128 == 0) {
 #pragma unroll
     for (int i = 0; i < kCount; ++i) {
       const ChunkOrigin at = origin(i);
@@ -457,6 +517,18 @@ __device__ __forceinline__ void store_round(const CUtensorMap& map_d, unsigned c
     }
     cuda::ptx::cp_async_bulk_commit_group();
   }
+}
+
+// One round of TMA stores of kCount chunks of D, through the consumer's first kCount buffers:
+// once the stores of the round before have read the buffers, every thread writes its part of
+// chunk i (chunk(i), a ChunkPairs) into buffer i, and TMA stores it at origin(i).
+template <int kCount, class Chunk, class Origin>
+__device__ __forceinline__ void store_round(const CUtensorMap& map_d, unsigned char* buffers,
+                                            int batch, int consumer, Chunk chunk, Origin origin) {
+  await_buffers(consumer);
+#pragma unroll
+  for (int i = 0; i < kCount; ++i) write_chunk(buffers + i * kStoreChunkBytes, chunk(i));
+  hand_to_tma<kCount>(map_d, buffers, batch, consumer, origin);
 }
 
 // Chunks of D that wait in a consumer's registers, converted, for a free store buffer.
@@ -500,10 +572,7 @@ __device__ __forceinline__ void store_tma(const CUtensorMap& map_d, unsigned cha
   const auto convert = [&](int c) {
     return convert_chunk<Pair>(acc[c / kChunksPerPart], c % kChunksPerPart, alpha);
   };
-  const auto origin = [&](int c) {
-    return ChunkOrigin{row0 + c / kChunksPerPart * kStoreRows,
-                       col0 + c % kChunksPerPart * kStoreColumns};
-  };
+  const auto origin = [&](int c) { return chunk_origin<kChunksPerPart>(row0, col0, c); };
   if constexpr (kBuffers >= kChunks) {
     store_round<kChunks>(map_d, buffers, batch, consumer, convert, origin);
   } else {
@@ -520,24 +589,144 @@ __device__ __forceinline__ void store_tma(const CUtensorMap& map_d, unsigned cha
     held.waiting = true;
   }
 }
+
+// C for the tma_general route, loaded by TMA into a consumer's store buffers, where each thread
+// finds its values of C and leaves D's in their place. `full` (one per consumer) completes when
+// the chunks requested last have landed; every request is waited for by the whole warpgroup, so
+// the phases of `full` and `phase` stay in step.
+struct SourceC {
+  const CUtensorMap* map;
+  uint64_t* full;
+  uint32_t phase = 0;
+
+  // The warpgroup's first thread asks for kCount chunks of C (chunk i from origin(i)) in the first
+  // kCount buffers, once TMA has read what the buffers last stored. A box that reaches past the
+  // matrix is filled with zeros and still counts all its bytes.
+  template <int kCount, class Origin>
+  __device__ __forceinline__ void request(unsigned char* buffers, int batch, Origin origin) {
+    if (threadIdx.x % 128 != 0) return;
+    cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
+    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                         cuda::ptx::space_shared, full, kCount * kStoreChunkBytes);
+#pragma unroll
+    for (int i = 0; i < kCount; ++i) {
+      const ChunkOrigin at = origin(i);
+      const int32_t coords[3] = {at.col, at.row, batch};
+      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global,
+                                      buffers + i * kStoreChunkBytes, map, coords, full);
+    }
+  }
+  // Every thread of the warpgroup: until the chunks requested last are in shared memory.
+  __device__ __forceinline__ void wait() {
+    wait_barrier(full, phase);
+    phase ^= 1;
+  }
+};
+
+// Two outputs in D's 16-bit type, as one 32-bit word (the lower column first).
+__device__ __forceinline__ uint32_t pack_pair(bool fp16, float v0, float v1) {
+  if (fp16) {
+    const __half2 pair = __floats2half2_rn(v0, v1);
+    return *reinterpret_cast<const uint32_t*>(&pair);
+  }
+  const __nv_bfloat162 pair = __floats2bfloat162_rn(v0, v1);
+  return *reinterpret_cast<const uint32_t*>(&pair);
+}
+__device__ __forceinline__ float2 unpack_pair(bool fp16, uint32_t bits) {
+  return fp16 ? __half22float2(*reinterpret_cast<const __half2*>(&bits))
+              : __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bits));
+}
+
+// The general epilogue (beta*C, bias, activation) into a D that TMA stores (16-bit, row-major,
+// described by map_d), for a consumer's part of the tile (kParts wgmma tiles of 64 rows from row0,
+// columns from col0): finish_rolled's rounds, each writing its pairs into a store buffer instead of
+// D. Chunk c of the part (64 x 64, four rounds) fills buffer c % kBuffers; once every buffer is
+// full (128x256 and 256x128: four chunks, two buffers) they go to TMA, and the next chunks wait
+// until TMA has read them. Nothing is held into the next tile: this route is for epilogues that
+// cost more than that wait.
+// With `c_tma` (c_by_tma), C arrives in the buffers by TMA: the first buffers' chunks were
+// requested during the tile's K loop, the rest once the first have gone to D. Each thread reads the
+// pair of C where it writes D's pair. Else each thread loads its values of C itself (finish_round).
+template <int kBuffers, int kParts, int N>
+__device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtensorMap& map_d,
+                                           unsigned char* buffers, float (&acc)[kParts][N],
+                                           int row0, int col0, int batch, int consumer, int64_t m,
+                                           int64_t n, bool c_tma, SourceC& c) {
+  constexpr int kChunksPerPart = N / 32, kChunks = kParts * kChunksPerPart;
+  constexpr int kRoundsPerChunk = kStoreColumns / (8 * kRoundBlocks);
+  const bool fp16 = p.d.dtype == DType::fp16;
+  const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
+  const int row = 16 * warp + lane / 4, col = 2 * (lane % 4);  // the thread's first pair
+  // Chunks first, first + 1, ... in buffers 0, 1, ...
+  const auto from = [&](int first) {
+    return [=](int i) { return chunk_origin<kChunksPerPart>(row0, col0, first + i); };
+  };
+  if (c_tma) {
+    c.wait();
+  } else {
+    await_buffers(consumer);  // the last tile's stores
+  }
+#pragma unroll
+  for (int i = 0; i < kParts; ++i) {
+#pragma unroll 1
+    for (int round = 0; round < N / kRoundValues; ++round) {
+      const int chunk = i * kChunksPerPart + round / kRoundsPerChunk;
+      if constexpr (kBuffers < kChunks) {
+        if (round % kRoundsPerChunk == 0 && chunk > 0 && chunk % kBuffers == 0) {
+          hand_to_tma<kBuffers>(map_d, buffers, batch, consumer, from(chunk - kBuffers));
+          if (c_tma) {
+            constexpr int kNext = kChunks - kBuffers < kBuffers ? kChunks - kBuffers : kBuffers;
+            static_assert(kChunks <= 2 * kBuffers, "C's chunks in two requests");
+            c.request<kNext>(buffers, batch, from(chunk));
+            c.wait();
+          } else {
+            await_buffers(consumer);
+          }
+        }
+      }
+      const int chunk_col = round % kRoundsPerChunk * 8 * kRoundBlocks;
+      unsigned char* const buffer = buffers + chunk % kBuffers * kStoreChunkBytes;
+      const auto at = [&](int b, int half) {
+        return reinterpret_cast<uint32_t*>(
+            buffer + store_chunk_offset(row + 8 * half, chunk_col + 8 * b + col));
+      };
+      float v[kRoundValues];
+      take_round(acc[i], round, v);
+      if (c_tma) {
+#pragma unroll
+        for (int b = 0; b < kRoundBlocks; ++b)
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            const float2 source = unpack_pair(fp16, *at(b, half));
+            float* const pair = &v[4 * b + 2 * half];
+            pair[0] = p.alpha * pair[0] + p.beta * source.x;
+            pair[1] = p.alpha * pair[1] + p.beta * source.y;
+          }
+      }
+      finish_round(p, batch, row0 + i * kStoreRows + row, col0 + round * 8 * kRoundBlocks + col, v,
+                   m, n, c_tma);
+#pragma unroll
+      for (int b = 0; b < kRoundBlocks; ++b)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          *at(b, half) = pack_pair(fp16, v[4 * b + 2 * half], v[4 * b + 2 * half + 1]);
+        }
+    }
+  }
+  constexpr int kLast = (kChunks - 1) / kBuffers * kBuffers;  // the last group's first chunk
+  hand_to_tma<kChunks - kLast>(map_d, buffers, batch, consumer, from(kLast));
+}
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
 
 // ---- the kernel ---------------------------------------------------------------------------
 
-// How the epilogue takes a tile's outputs to D, decided once per launch on the host (launch_shape).
-enum class StoreRoute {
-  tma,     // D = alpha * AB, 16-bit, row-major, described by map_d: shared memory + TMA stores
-  scaled,  // D = alpha * AB, 16-bit, row-major with aligned pairs: pairs from registers
-  general  // the whole epilogue (beta*C, bias, activation, any D), rolled
-};
-
 // A_MN / B_MN: the operand is MN-major in memory (column-major A, row-major B). `pairs`: D is
-// row-major with 2-element aligned rows.
+// row-major with 2-element aligned rows. `c_tma`: the tma_general route loads C through map_c.
 template <typename T, class S, bool A_MN, bool B_MN>
 __global__ void __launch_bounds__(S::kThreads, 1)
     sm90_gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-              const __grid_constant__ CUtensorMap map_d, GemmArgs args, bool pairs,
-              StoreRoute route) {
+              const __grid_constant__ CUtensorMap map_d, const __grid_constant__ CUtensorMap map_c,
+              GemmArgs args, bool pairs, StoreRoute route, bool c_tma) {
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
   constexpr OperandTile kTileA{S::BM, A_MN}, kTileB{S::BN, B_MN};
   constexpr uint32_t kStageBytes = kTileA.bytes() + kTileB.bytes();
@@ -554,6 +743,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   float4* const partials = reinterpret_cast<float4*>(store_chunks + S::kStoreBytes);
   uint64_t* const full = reinterpret_cast<uint64_t*>(store_chunks + S::kStoreBytes + kPartialBytes);
   uint64_t* const empty = full + S::kStages;
+  uint64_t* const c_full = empty + S::kStages;  // one per consumer (SourceC)
 
   // kCluster: the programs of this program's cluster. rank(): its place in the cluster, read from
   // a special register wherever needed (a value kept across setmaxnreg goes to local memory);
@@ -607,7 +797,9 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     // The descriptors' fetch overlaps the set-up below instead of the first loads and stores.
     prefetch_tensormap(map_a);
     prefetch_tensormap(map_b);
-    if (route == StoreRoute::tma) prefetch_tensormap(map_d);
+    if (route == StoreRoute::tma || route == StoreRoute::tma_general) prefetch_tensormap(map_d);
+    if (c_tma) prefetch_tensormap(map_c);
+    for (int i = 0; i < S::kConsumers; ++i) cuda::ptx::mbarrier_init(&c_full[i], 1);
     for (int s = 0; s < S::kStages; ++s) {
       cuda::ptx::mbarrier_init(&full[s], 1);  // the producer's arrive + bytes
       // Every consumer warp of every program of the cluster: a stage is free once all the
@@ -657,6 +849,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     uint32_t phase = 0;
     unsigned char* const my_chunks = store_chunks + consumer * S::kStoreBuffers * kStoreChunkBytes;
     HeldChunks held;  // chunks of the last tile's D not yet stored (store_tma)
+    SourceC source_c{&map_c, &c_full[consumer]};  // C's chunks, with c_tma (finish_tma)
     // The K step at which they are stored: late enough that the stores issued at the end of the
     // last tile have read their buffers (two K steps, ~1.4 us at 128x256), early enough for any K.
     const int held_store_step = k_steps > 2 ? 2 : k_steps - 1;
@@ -686,6 +879,18 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         // While this stage's wgmma run, the last tile's held chunks of D go to TMA.
         if constexpr (S::kHoldsChunks) {
           if (kt == held_store_step) held.store(map_d, my_chunks, consumer);
+        }
+        // The same step asks for the first chunks of this tile's C, once the last tile's stores
+        // have read the buffers, if the tile has rows in the matrix and this program writes it.
+        if (c_tma && kt == held_store_step && work.tile.pid_m * S::BM < args.m &&
+            (S::kSplitK == 1 || rank_k() == 0)) {
+          constexpr int kChunks = store_chunks_per_warpgroup(S::BM, S::BN);
+          constexpr int kFirst = S::kStoreBuffers < kChunks ? S::kStoreBuffers : kChunks;
+          const int row0 = int(work.tile.pid_m * S::BM) + consumer * S::WM;
+          const int col0 = int(work.tile.pid_n * S::BN);
+          source_c.request<kFirst>(my_chunks, int(work.batch), [&](int i) {
+            return chunk_origin<S::BN / kStoreColumns>(row0, col0, i);
+          });
         }
       }
       if (S::kSplitK == 1 || k_steps > 0) {
@@ -733,9 +938,14 @@ __global__ void __launch_bounds__(S::kThreads, 1)
 
       // Epilogue.
       const EpilogueParams& e = args.epilogue;
+      const int tile_row = int(work.tile.pid_m * S::BM) + consumer * S::WM;
+      const int tile_col = int(work.tile.pid_n * S::BN);
+      if (route == StoreRoute::tma_general) {
+        finish_tma<S::kStoreBuffers>(e, map_d, my_chunks, acc, tile_row, tile_col, int(work.batch),
+                                     consumer, args.m, args.n, c_tma, source_c);
+        continue;
+      }
       if (route == StoreRoute::tma) {
-        const int tile_row = int(work.tile.pid_m * S::BM) + consumer * S::WM;
-        const int tile_col = int(work.tile.pid_n * S::BN);
         if (e.d.dtype == DType::bf16) {
           store_tma<__nv_bfloat162, S::kStoreBuffers>(
               map_d, my_chunks, held, acc, e.alpha, tile_row, tile_col, int(work.batch), consumer);
@@ -763,7 +973,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     if constexpr (S::kHoldsChunks) held.store(map_d, my_chunks, consumer);  // the last tile's
     // The consumer's TMA stores must have read their buffers before the CTA (and its shared
     // memory) ends.
-    if (route == StoreRoute::tma && threadIdx.x % 128 == 0) {
+    if ((route == StoreRoute::tma || route == StoreRoute::tma_general) && threadIdx.x % 128 == 0) {
       cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
     }
   }
@@ -840,15 +1050,15 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
   const OperandTile tile_a{S::BM, a.mn_major}, tile_b{S::BN, b.mn_major, S::kClusterM};
   if (Status s = encode_operand_map(a, tile_a.box_mn(), &map_a); !s.ok()) return s;
   if (Status s = encode_operand_map(b, tile_b.box_mn(), &map_b); !s.ok()) return s;
-  const MatrixView& d = args.epilogue.d;
-  const bool pairs = d.stride.col == 1 && reinterpret_cast<uintptr_t>(d.data) % 8 == 0 &&
-                     d.stride.row % 2 == 0 && d.batch_stride % 2 == 0;
-  CUtensorMap map_d{};
-  const StoreRoute route = tma_storable(args)            ? StoreRoute::tma
-                           : pairs && scaled_16bit(args) ? StoreRoute::scaled
-                                                         : StoreRoute::general;
-  if (route == StoreRoute::tma) {
+  const bool pairs = aligned_pairs(args.epilogue.d);
+  CUtensorMap map_d{}, map_c{};
+  const StoreRoute route = store_route(args);
+  if (route == StoreRoute::tma || route == StoreRoute::tma_general) {
     if (Status s = encode_operand_map(output_d(args), kStoreRows, &map_d); !s.ok()) return s;
+  }
+  const bool c_tma = c_by_tma(args);
+  if (c_tma) {
+    if (Status s = encode_operand_map(source_c(args), kStoreRows, &map_c); !s.ok()) return s;
   }
 
   int device = 0, sms = 0;
@@ -878,9 +1088,9 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
     cudaLaunchAttribute cluster;
     const cudaLaunchConfig_t config = launch_config(
         int(clusters * S::kClusterSize), S::kClusterSize, S::kThreads, kSmem, stream, &cluster);
-    status =
-        cuda_status(cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_d, args, pairs, route),
-                    "sm90_gemm: cudaLaunchKernelEx");
+    status = cuda_status(
+        cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_d, map_c, args, pairs, route, c_tma),
+        "sm90_gemm: cudaLaunchKernelEx");
     if (status.ok()) status = check_launch("sm90_gemm");
   };
   using Yes = std::true_type;

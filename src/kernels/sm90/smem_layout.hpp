@@ -86,10 +86,12 @@ TILEGEMM_HOST_DEVICE constexpr int store_chunks_per_warpgroup(int block_m, int b
   return block_m / math_warpgroups(block_m) / kStoreRows * (block_n / kStoreColumns);
 }
 
-// Shared memory besides the store buffers: the stages, two mbarriers per stage, and slack to
-// align the start to 1024 bytes (the swizzle's period).
+// Shared memory besides the store buffers: the stages, two mbarriers per stage, one per math
+// warpgroup for C's loads into its store buffers, and slack to align the start to 1024 bytes (the
+// swizzle's period).
 TILEGEMM_HOST_DEVICE constexpr int64_t stage_bytes(int block_m, int block_n, int stages) {
-  return int64_t(stages) * (block_m + block_n) * kRowBytes + 2 * 8 * stages + kAtomBytes;
+  return int64_t(stages) * (block_m + block_n) * kRowBytes + 2 * 8 * stages +
+         8 * math_warpgroups(block_m) + kAtomBytes;
 }
 
 // Split-K across a cluster (split_k > 1): the first program receives the others' partial sums

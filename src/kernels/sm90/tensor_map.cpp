@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <climits>
+#include <cstdint>
 
 #include "kernels/sm90/smem_layout.hpp"
 #include "problem/alignment.hpp"
@@ -29,15 +30,30 @@ OperandShape output_d(const GemmArgs& args) {  // M x N, row-major
   return {d.data, d.dtype, args.m, args.n, false, d.stride.row, args.batch_count, d.batch_stride};
 }
 
-bool scaled_16bit(const GemmArgs& args) {
-  const EpilogueParams& e = args.epilogue;
-  const bool plain = e.beta == 0.0f && e.bias == nullptr && e.activation == Activation::none;
-  return plain && (e.d.dtype == DType::fp16 || e.d.dtype == DType::bf16);
+OperandShape source_c(const GemmArgs& args) {  // M x N, row-major
+  const MatrixView& c = args.epilogue.c;
+  return {c.data, c.dtype, args.m, args.n, false, c.stride.row, args.batch_count, c.batch_stride};
 }
 
-bool tma_storable(const GemmArgs& args) {
-  return scaled_16bit(args) && args.epilogue.d.stride.col == 1 &&
-         tma_check(output_d(args), "d").empty();
+bool aligned_pairs(const MatrixView& d) {
+  return d.stride.col == 1 && reinterpret_cast<uintptr_t>(d.data) % 8 == 0 &&
+         d.stride.row % 2 == 0 && d.batch_stride % 2 == 0;
+}
+
+StoreRoute store_route(const GemmArgs& args) {
+  const EpilogueParams& e = args.epilogue;
+  const bool plain = e.beta == 0.0f && e.bias == nullptr && e.activation == Activation::none;
+  const bool sixteen_bit = e.d.dtype == DType::fp16 || e.d.dtype == DType::bf16;
+  if (sixteen_bit && e.d.stride.col == 1 && tma_check(output_d(args), "d").empty()) {
+    return plain ? StoreRoute::tma : StoreRoute::tma_general;
+  }
+  return plain && sixteen_bit && aligned_pairs(e.d) ? StoreRoute::scaled : StoreRoute::general;
+}
+
+bool c_by_tma(const GemmArgs& args) {
+  const EpilogueParams& e = args.epilogue;
+  return store_route(args) == StoreRoute::tma_general && e.beta != 0.0f && e.c.dtype == e.d.dtype &&
+         e.c.stride.col == 1 && tma_check(source_c(args), "c").empty();
 }
 
 std::string tma_check(const OperandShape& op, const char* name) {

@@ -22,14 +22,27 @@ struct OperandShape {
 };
 OperandShape operand_a(const GemmArgs& args);
 OperandShape operand_b(const GemmArgs& args);
-// D (row-major) in the same terms: M rows of N contiguous values.
+// D (row-major) in the same terms: M rows of N contiguous values; C likewise when row-major.
 OperandShape output_d(const GemmArgs& args);
+OperandShape source_c(const GemmArgs& args);
 
-// Whether the epilogue is D = alpha * AB (no beta*C, bias or activation) with D in fp16 or bf16.
-bool scaled_16bit(const GemmArgs& args);
-// Whether the epilogue can store D with TMA: scaled_16bit, D row-major, and a tensor map can
-// describe it (tma_check).
-bool tma_storable(const GemmArgs& args);
+// How the epilogue takes a tile's outputs to D, decided once per launch (store_route).
+enum class StoreRoute {
+  tma,          // D = alpha * AB, 16-bit, row-major, described by a tensor map: converted chunks
+                // through shared memory, TMA stores
+  tma_general,  // the whole epilogue (beta*C, bias, activation) into such a D: computed in
+                // registers a round at a time, then the same chunks and TMA stores
+  scaled,       // D = alpha * AB, 16-bit, row-major with aligned pairs but no tensor map (e.g.
+                // 4-byte aligned rows): pairs stored from registers
+  general       // anything else (fp32 D, column-major D, odd rows): rolled, from registers
+};
+// D is row-major and every pair of adjacent columns starting at an even column is 4-byte aligned
+// (8 for fp32), so a thread stores its pair at once.
+bool aligned_pairs(const MatrixView& d);
+StoreRoute store_route(const GemmArgs& args);
+// Whether the tma_general route also loads C by TMA, into the buffers D leaves from: beta != 0,
+// C in D's type, row-major, described by a tensor map. Else each thread loads its own values.
+bool c_by_tma(const GemmArgs& args);
 
 // Empty when TMA can describe the operand; else why not, naming the operand (`name`: "a", "b").
 // TMA needs a 16-byte aligned base, leading dimension and batch stride, coordinates that fit in
