@@ -7,6 +7,7 @@
 // Written and read as
 //
 //   128x128x16/g8/s2/w8    128x128x16/g8/s2/w8/wt64x32    128x256x64/g8/s4/w12/wt64x256/c2
+//   128x128x64/g8/s5/w12/wt128x128 (ping-pong, below)
 #pragma once
 
 #include <optional>
@@ -41,5 +42,10 @@ std::optional<KernelConfig> parse_kernel_config(std::string_view text,
 // GROUP_SIZE_M is a run-time value of every kernel, so two configs that differ only there share an
 // instantiation.
 bool same_instantiation(const KernelConfig& x, const KernelConfig& y);
+
+// The Hopper kernel's ping-pong schedule: two math warpgroups that take whole tiles in turn, each
+// one's epilogue running during the other's mainloop. Written as a warpgroup tile as large as the
+// block, with 12 warps: 128x128x64/g8/s5/w12/wt128x128.
+bool ping_pong(const KernelConfig& config);
 
 }  // namespace tilegemm

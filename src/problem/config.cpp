@@ -110,4 +110,8 @@ bool same_instantiation(const KernelConfig& x, const KernelConfig& y) {
          x.warp_n == y.warp_n && x.cluster_m == y.cluster_m && x.split_k == y.split_k;
 }
 
+bool ping_pong(const KernelConfig& config) {
+  return config.num_warps == 12 && config.warp_m == config.block_m;
+}
+
 }  // namespace tilegemm

@@ -9,6 +9,7 @@
 #include "kernels/sm90/smem_layout.hpp"
 #include "kernels/sm90/tensor_map.hpp"
 #include "schedule/tile_order.hpp"
+#include "tilegemm/config.hpp"
 
 namespace tilegemm::sm90 {
 namespace {
@@ -188,6 +189,11 @@ TEST(Sm90Layout, SharedBytesFitTheH100) {
                                          {64, 64, 12, 1}})
     EXPECT_LE(shared_bytes(bm, bn, stages, split_k), 227 * 1024)
         << bm << "x" << bn << " s" << stages << " k" << split_k;
+  // Ping-pong: both consumers' buffers for a whole tile each.
+  EXPECT_LE(shared_bytes(128, 128, 5, 1, true), 227 * 1024);
+  EXPECT_LE(shared_bytes(64, 256, 4, 1, true), 227 * 1024);
+  // A sixth stage of 128x128 would leave room for two buffers per consumer, not a whole tile.
+  EXPECT_EQ(store_buffers(128, 128, 6, 1, true), 2);
   EXPECT_GT(shared_bytes(128, 256, 5), 227 * 1024);
   // The partial sums take an fp32 tile's room: eight stages of 128x64 no longer fit beside them.
   EXPECT_EQ(shared_bytes(128, 64, 6, 2) - shared_bytes(128, 64, 6), 128 * 64 * 4);
@@ -215,6 +221,48 @@ TEST(Sm90Layout, StoreBuffersHoldAWholePartWhenTheStagesLeaveRoom) {
   // The total is the stages' bytes plus the buffers of both consumers.
   EXPECT_EQ(shared_bytes(128, 256, 3) - stage_bytes(128, 256, 3), 2 * 4 * kStoreChunkBytes);
   EXPECT_EQ(shared_bytes(128, 256, 4) - stage_bytes(128, 256, 4), 2 * 2 * kStoreChunkBytes);
+}
+
+TEST(Sm90Layout, PingPongConsumersOwnWholeTiles) {
+  // Two consumers whatever the tile's height, each with every row of its tiles.
+  EXPECT_EQ(math_warpgroups(64, true), 2);
+  EXPECT_EQ(math_warpgroups(128, true), 2);
+  EXPECT_EQ(warpgroup_rows(128, true), 128);
+  EXPECT_EQ(warpgroup_rows(64, true), 64);
+  EXPECT_EQ(warpgroup_rows(128), 64);
+  EXPECT_EQ(warpgroup_rows(64), 64);
+  EXPECT_EQ(store_chunks_per_warpgroup(128, 128, true), 4);
+  EXPECT_EQ(store_chunks_per_warpgroup(64, 256, true), 4);
+  // Room for a whole tile per consumer beside five stages of 128x128 and four of 64x256.
+  EXPECT_EQ(store_buffers(128, 128, 5, 1, true), 4);
+  EXPECT_EQ(store_buffers(64, 256, 4, 1, true), 4);
+  EXPECT_EQ(shared_bytes(128, 128, 5, 1, true) - stage_bytes(128, 128, 5, true),
+            2 * 4 * kStoreChunkBytes);
+  // The config names it: a warpgroup tile as large as the block, 12 warps.
+  EXPECT_TRUE(ping_pong(*parse_kernel_config("128x128x64/g8/s5/w12/wt128x128")));
+  EXPECT_TRUE(ping_pong(*parse_kernel_config("64x256x64/g8/s4/w12/wt64x256")));
+  EXPECT_FALSE(ping_pong(*parse_kernel_config("128x128x64/g8/s6/w12/wt64x128")));
+  EXPECT_FALSE(ping_pong(*parse_kernel_config("64x64x64/g8/s8/w8/wt64x64")));
+}
+
+TEST(Sm90Layout, RingPlaceAfterAnyStepsIsWhereAnIncrementalWalkStands) {
+  // A consumer that skips the other's tiles must wait on the stage and phase that stepping
+  // through every K step of every earlier tile reaches.
+  for (int stages : {2, 4, 5, 6, 8, 12}) {
+    for (int k_steps : {1, 2, 3, 5, 16, 64}) {
+      int stage = 0;
+      uint32_t phase = 0;
+      for (int turn = 0; turn < 40; ++turn) {
+        const RingPlace place = ring_place(int64_t(turn) * k_steps, stages);
+        ASSERT_EQ(place.stage, stage)
+            << stages << " stages, " << k_steps << " steps, turn " << turn;
+        ASSERT_EQ(place.phase, phase)
+            << stages << " stages, " << k_steps << " steps, turn " << turn;
+        for (int kt = 0; kt < k_steps; ++kt)
+          if (++stage == stages) stage = 0, phase ^= 1;
+      }
+    }
+  }
 }
 
 TEST(PersistentTile, EveryTileOfEveryBatchOnceAndWavesInGroupedOrder) {

@@ -56,7 +56,7 @@ Kernel sm90_kernel() {
   kernel.tensor_cores = true;
   kernel.persistent = true;
   kernel.shared_bytes = [](const KernelConfig& c, DType) {
-    return sm90::shared_bytes(c.block_m, c.block_n, c.num_stages, c.split_k);
+    return sm90::shared_bytes(c.block_m, c.block_n, c.num_stages, c.split_k, ping_pong(c));
   };
   kernel.can_implement = [config_check = kernel.can_implement](const GemmProblem& p,
                                                                const KernelConfig& c) {

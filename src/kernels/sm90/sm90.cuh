@@ -68,21 +68,34 @@ namespace tilegemm::sm90 {
 // memory), and the first one adds them and runs the epilogue. Not persistent: each cluster
 // takes one tile, so one barrier.cluster, which compute-sanitizer's racecheck follows, orders
 // the hand-over, and no program touches another's shared memory after it.
-template <int BM_, int BN_, int STAGES_, int CLUSTER_M_ = 1, int SPLIT_K_ = 1>
+// PING_PONG_: the two consumers take the program's tiles in turn, each a whole tile
+// (math_warpgroups in smem_layout.hpp), instead of sharing every tile. The producer loads every
+// tile's K steps into the one ring, in order, so a consumer's tile starts once the other's last
+// K steps are loaded: the two mainloops follow each other on the tensor cores, and each
+// consumer's epilogue runs during the other's mainloop. Its config names a warpgroup tile as
+// large as the tile (wt<BM>x<BN>) with 12 warps.
+template <int BM_, int BN_, int STAGES_, int CLUSTER_M_ = 1, int SPLIT_K_ = 1,
+          bool PING_PONG_ = false>
 struct Sm90Shape {
   static constexpr int BM = BM_, BN = BN_, kStages = STAGES_, kClusterM = CLUSTER_M_;
   static constexpr int kSplitK = SPLIT_K_;
+  static constexpr bool kPingPong = PING_PONG_;
   static constexpr int kClusterSize = kClusterM * kSplitK;
-  static constexpr int kConsumers = math_warpgroups(BM);
+  static constexpr int kConsumers = math_warpgroups(BM, kPingPong);
   static constexpr int kThreads = (kConsumers + 1) * 128;
-  static constexpr int WM = BM / kConsumers;  // rows of the tile each consumer owns
-  static constexpr int kMmaM = WM / 64;       // m64 wgmma per consumer per K step
+  static constexpr int WM = warpgroup_rows(BM, kPingPong);  // rows of a tile a consumer owns
+  static constexpr int kMmaM = WM / 64;                     // m64 wgmma per consumer per K step
+  // Consumers that read each stage: all of them, or in ping-pong the one whose tile it is.
+  static constexpr int kStageReaders = kPingPong ? 1 : kConsumers;
   // The epilogue's TMA-store chunk buffers, per consumer and in all (smem_layout.hpp).
-  static constexpr int kStoreBuffers = store_buffers(BM, BN, kStages, kSplitK);
+  static constexpr int kStoreBuffers = store_buffers(BM, BN, kStages, kSplitK, kPingPong);
   static constexpr int kStoreBytes = kConsumers * kStoreBuffers * kStoreChunkBytes;
   // Whether a consumer carries chunks of a tile's D into its next tile (store_tma).
-  static constexpr bool kHoldsChunks = kStoreBuffers < store_chunks_per_warpgroup(BM, BN);
+  static constexpr bool kHoldsChunks =
+      kStoreBuffers < store_chunks_per_warpgroup(BM, BN, kPingPong);
   static_assert(WM % 64 == 0, "each consumer owns whole 64-row wgmma tiles");
+  static_assert(!kPingPong || (kClusterM == 1 && kSplitK == 1 && !kHoldsChunks),
+                "ping-pong: no clusters, and buffers for a consumer's whole tile");
   static_assert(BN % 64 == 0 && BN <= 256, "wgmma N: a multiple of 64 up to 256 here");
   static_assert(kStages >= 2, "a pipeline needs at least two stages");
   static_assert(kClusterM == 1 || (kClusterM == 2 && BN % (2 * kMnBlock) == 0),
@@ -97,7 +110,7 @@ struct Sm90Shape {
             .group_size_m = 8,
             .num_stages = kStages,
             .num_warps = kThreads / 32,
-            .warp_m = WM,
+            .warp_m = WM,  // ping-pong: BM
             .warp_n = BN,
             .cluster_m = kClusterM,
             .split_k = kSplitK};
@@ -116,10 +129,13 @@ struct Sm90Shape {
 // then loads the fewest bytes (512^3: 128 KB against 192 KB for 128x64), and a lone program's K
 // step is bound by what its SM takes in (docs/perf-notes.md, sm90 v11 and v13). Twelve stages
 // keep more loads in flight over a long K (+13 % at 128 x 4096 x 4096); eight did better at 512^3.
-using Shapes = std::tuple<Sm90Shape<128, 256, 4>, Sm90Shape<128, 256, 4, 2>, Sm90Shape<256, 128, 4>,
-                          Sm90Shape<256, 128, 4, 2>, Sm90Shape<128, 128, 6>,
-                          Sm90Shape<128, 128, 6, 2>, Sm90Shape<128, 64, 8>,
-                          Sm90Shape<128, 64, 6, 1, 2>, Sm90Shape<64, 64, 8>, Sm90Shape<64, 64, 12>>;
+// Then the ping-pong shapes, whose tiles are a consumer's: 128 accumulators per thread, as in a
+// consumer's half of 128x256, and the buffers for a whole tile's D.
+using Shapes =
+    std::tuple<Sm90Shape<128, 256, 4>, Sm90Shape<128, 256, 4, 2>, Sm90Shape<256, 128, 4>,
+               Sm90Shape<256, 128, 4, 2>, Sm90Shape<128, 128, 6>, Sm90Shape<128, 128, 6, 2>,
+               Sm90Shape<128, 64, 8>, Sm90Shape<128, 64, 6, 1, 2>, Sm90Shape<64, 64, 8>,
+               Sm90Shape<64, 64, 12>, Sm90Shape<128, 128, 5, 1, 1, true>>;
 
 // Registers per thread after the hand-over: 128 x 40 + 256 x 232 = 64512 of the SM's 65536. With
 // one consumer (256 threads) every thread may have 255 from the start, and none change hands.
@@ -251,34 +267,53 @@ __device__ __forceinline__ void store_pair(const MatrixView& d, int64_t batch, i
 }
 
 // acc[r] += scale * x[index(r)] for the first R values of acc where inside(r), x of type `dtype`
-// (fp32, fp16 or bf16, as load_as_float reads them). The type is tested once for all R, so the
-// loads go out together.
+// (fp32, fp16 or bf16, as load_as_float reads them). The type is tested once for all R, and no
+// load sits under a branch: a value outside the matrix loads x[0], which always exists, and adds
+// nothing. So the R loads go out back to back; each under its own branch, they had waited for one
+// another (docs/perf-notes.md, sm90 v19).
 template <int R, int N, class Index, class Inside>
 __device__ __forceinline__ void add_loaded(float (&acc)[N], const void* x, DType dtype, float scale,
                                            Index index, Inside inside) {
+  float loaded[R];
   if (dtype == DType::fp16 || dtype == DType::bf16) {
     const bool fp16 = dtype == DType::fp16;
     const auto* bits = static_cast<const uint16_t*>(x);
+    uint16_t b[R];
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-      if (inside(r)) {
-        const uint16_t b = bits[index(r)];
-        acc[r] += scale * (fp16 ? fp16_bits_to_float(b) : bf16_bits_to_float(b));
-      }
-    }
+    for (int r = 0; r < R; ++r) b[r] = bits[inside(r) ? index(r) : 0];
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      loaded[r] = fp16 ? fp16_bits_to_float(b[r]) : bf16_bits_to_float(b[r]);
   } else {
     const auto* values = static_cast<const float*>(x);
 #pragma unroll
-    for (int r = 0; r < R; ++r)
-      if (inside(r)) acc[r] += scale * values[index(r)];
+    for (int r = 0; r < R; ++r) loaded[r] = values[inside(r) ? index(r) : 0];
   }
+#pragma unroll
+  for (int r = 0; r < R; ++r) acc[r] += inside(r) ? scale * loaded[r] : 0.0f;
 }
 
 // acc[r] = activation(acc[r]) for the first R values, the activation fixed at compile time.
-template <Activation kActivation, int R, int N>
+// kApprox (a 16-bit D only): gelu's tanh and silu's exp and division by the hardware's
+// approximations (tanh.approx, ex2.approx, rcp.approx: one instruction each, relative errors
+// near 2^-11, below a 16-bit D's rounding) instead of tanhf and expf's exact sequences, where
+// about a fifth of the general epilogue's stall samples fell (docs/perf-notes.md, sm90 v19).
+template <Activation kActivation, bool kApprox, int R, int N>
 __device__ __forceinline__ void activate(float (&acc)[N], float slope) {
 #pragma unroll
-  for (int r = 0; r < R; ++r) acc[r] = apply_activation(kActivation, acc[r], slope);
+  for (int r = 0; r < R; ++r) {
+    const float x = acc[r];
+    if constexpr (kApprox && kActivation == Activation::gelu) {
+      constexpr float kSqrt2OverPi = 0.7978845608028654f;  // as apply_activation
+      float t;
+      asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+      acc[r] = 0.5f * x * (1.0f + t);
+    } else if constexpr (kApprox && kActivation == Activation::silu) {
+      acc[r] = __fdividef(x, 1.0f + __expf(-x));
+    } else {
+      acc[r] = apply_activation(kActivation, x, slope);
+    }
+  }
 }
 
 // The epilogue of one 64-row wgmma tile, in two forms. Unrolled over all BN/8 column blocks, the
@@ -326,8 +361,8 @@ constexpr int kRoundBlocks = 2, kRoundValues = 4 * kRoundBlocks;
 
 // Everything but the store, for a round's values `acc` (take_round): rows from `row`, columns
 // from `col` (the thread's first pair). With `c_added`, the caller has already made them
-// alpha * AB + beta * C.
-template <int N>
+// alpha * AB + beta * C. kApprox: approximate activations (activate), for a 16-bit D.
+template <bool kApprox = false, int N>
 __device__ __forceinline__ void finish_round(const EpilogueParams& p, int64_t batch, int64_t row,
                                              int64_t col, float (&acc)[N], int64_t m, int64_t n,
                                              bool c_added = false) {
@@ -350,16 +385,16 @@ __device__ __forceinline__ void finish_round(const EpilogueParams& p, int64_t ba
   }
   switch (p.activation) {
     case Activation::relu:
-      activate<Activation::relu, R>(acc, p.leaky_relu_slope);
+      activate<Activation::relu, kApprox, R>(acc, p.leaky_relu_slope);
       break;
     case Activation::leaky_relu:
-      activate<Activation::leaky_relu, R>(acc, p.leaky_relu_slope);
+      activate<Activation::leaky_relu, kApprox, R>(acc, p.leaky_relu_slope);
       break;
     case Activation::gelu:
-      activate<Activation::gelu, R>(acc, p.leaky_relu_slope);
+      activate<Activation::gelu, kApprox, R>(acc, p.leaky_relu_slope);
       break;
     case Activation::silu:
-      activate<Activation::silu, R>(acc, p.leaky_relu_slope);
+      activate<Activation::silu, kApprox, R>(acc, p.leaky_relu_slope);
       break;
     default:
       break;
@@ -430,6 +465,18 @@ __device__ __forceinline__ void finish_rolled(const EpilogueParams& p, int64_t b
 // __syncthreads).
 __device__ __forceinline__ void consumer_barrier(int consumer) {
   asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+}
+
+// Ping-pong's turns (named barriers 3 and 4, 256 threads): a consumer starts a tile's K loop once
+// the other has issued all the K steps of the tile before it (pass_turn, which does not wait).
+// Without it, a consumer could wait on a stage's `full` barrier more than one phase ahead, and a
+// parity wait cannot tell that phase from an earlier one; with it the two mainloops also follow
+// each other on the tensor cores instead of sharing them.
+__device__ __forceinline__ void await_turn(int consumer) {
+  asm volatile("bar.sync %0, 256;\n" ::"r"(3 + consumer) : "memory");
+}
+__device__ __forceinline__ void pass_turn(int consumer) {
+  asm volatile("bar.arrive %0, 256;\n" ::"r"(3 + (1 - consumer)) : "memory");
 }
 
 // One 64 x 64 chunk of D as one thread holds it: 16 pairs of adjacent columns, scaled and
@@ -703,8 +750,8 @@ __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtens
             pair[1] = p.alpha * pair[1] + p.beta * source.y;
           }
       }
-      finish_round(p, batch, row0 + i * kStoreRows + row, col0 + round * 8 * kRoundBlocks + col, v,
-                   m, n, c_tma);
+      finish_round<true>(p, batch, row0 + i * kStoreRows + row,
+                         col0 + round * 8 * kRoundBlocks + col, v, m, n, c_tma);
 #pragma unroll
       for (int b = 0; b < kRoundBlocks; ++b)
 #pragma unroll
@@ -804,7 +851,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       cuda::ptx::mbarrier_init(&full[s], 1);  // the producer's arrive + bytes
       // Every consumer warp of every program of the cluster: a stage is free once all the
       // programs its B part is multicast to have read it.
-      cuda::ptx::mbarrier_init(&empty[s], S::kConsumers * 4 * S::kClusterM);
+      cuda::ptx::mbarrier_init(&empty[s], S::kStageReaders * 4 * S::kClusterM);
     }
     // Make the initialised barriers visible to the TMA unit (the async proxy) and the cluster.
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
@@ -855,8 +902,22 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     const int held_store_step = k_steps > 2 ? 2 : k_steps - 1;
     float acc[S::kMmaM][S::BN / 2];
     const Walk w = walk();
-    for (int item = w.first; item < w.count; item += w.step) {
+    // Ping-pong: the consumer takes every other item of the program's walk, from its own number
+    // on (`turn` counts the walk's items), and owns all rows of its tiles.
+    constexpr int kTurns = S::kPingPong ? 2 : 1;
+    int turn = S::kPingPong ? consumer : 0;
+    const int my_row = S::kPingPong ? 0 : consumer * S::WM;
+    for (int item = w.first + turn * w.step; item < w.count; item += kTurns * w.step) {
       const BatchedTile work = w.tiles.tile(item, rank_m());
+      if constexpr (S::kPingPong) {
+        // The ring's place at this item's first K step, past the other consumer's steps: the
+        // producer loaded k_steps for each item before it.
+        const RingPlace place = ring_place(int64_t(turn) * k_steps, S::kStages);
+        stage = place.stage;
+        phase = place.phase;
+        turn += kTurns;
+        if (item != w.first) await_turn(consumer);
+      }
       for (int kt = 0; kt < k_steps; ++kt) {
         wait_barrier(&full[stage], phase);
         const uint32_t a = shared_address(stages_a + stage * kTileA.bytes());
@@ -866,8 +927,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         for (int ks = 0; ks < kBlockK / kMmaK; ++ks)
 #pragma unroll
           for (int i = 0; i < S::kMmaM; ++i) {
-            Wgmma<T, S::BN, A_MN, B_MN>::run(acc[i],
-                                             kTileA.descriptor(a, consumer * S::WM + i * 64, ks),
+            Wgmma<T, S::BN, A_MN, B_MN>::run(acc[i], kTileA.descriptor(a, my_row + i * 64, ks),
                                              kTileB.descriptor(b, 0, ks), kt > 0 || ks > 0);
           }
         wgmma_commit();
@@ -884,14 +944,18 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         // have read the buffers, if the tile has rows in the matrix and this program writes it.
         if (c_tma && kt == held_store_step && work.tile.pid_m * S::BM < args.m &&
             (S::kSplitK == 1 || rank_k() == 0)) {
-          constexpr int kChunks = store_chunks_per_warpgroup(S::BM, S::BN);
+          constexpr int kChunks = store_chunks_per_warpgroup(S::BM, S::BN, S::kPingPong);
           constexpr int kFirst = S::kStoreBuffers < kChunks ? S::kStoreBuffers : kChunks;
-          const int row0 = int(work.tile.pid_m * S::BM) + consumer * S::WM;
+          const int row0 = int(work.tile.pid_m * S::BM) + my_row;
           const int col0 = int(work.tile.pid_n * S::BN);
           source_c.request<kFirst>(my_chunks, int(work.batch), [&](int i) {
             return chunk_origin<S::BN / kStoreColumns>(row0, col0, i);
           });
         }
+      }
+      // Ping-pong: the next item of the walk, if any, is the other consumer's.
+      if constexpr (S::kPingPong) {
+        if (item < w.count - w.step) pass_turn(consumer);
       }
       if (S::kSplitK == 1 || k_steps > 0) {
         wgmma_wait<0>();
@@ -938,7 +1002,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
 
       // Epilogue.
       const EpilogueParams& e = args.epilogue;
-      const int tile_row = int(work.tile.pid_m * S::BM) + consumer * S::WM;
+      const int tile_row = int(work.tile.pid_m * S::BM) + my_row;
       const int tile_col = int(work.tile.pid_n * S::BN);
       if (route == StoreRoute::tma_general) {
         finish_tma<S::kStoreBuffers>(e, map_d, my_chunks, acc, tile_row, tile_col, int(work.batch),
@@ -956,7 +1020,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         continue;
       }
       // From registers (write_chunk has the accumulator layout): the thread's first pair.
-      const int64_t row0 = work.tile.pid_m * S::BM + consumer * S::WM + warp * 16 + lane / 4;
+      const int64_t row0 = work.tile.pid_m * S::BM + my_row + warp * 16 + lane / 4;
       const int64_t col0 = work.tile.pid_n * S::BN + 2 * (lane % 4);
 #pragma unroll
       for (int i = 0; i < S::kMmaM; ++i) {
@@ -1069,7 +1133,7 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
     return s;
   }
   const int64_t items = cluster_items(args.m, args.n, S::BM, S::BN, args.batch_count, S::kClusterM);
-  constexpr int kSmem = int(shared_bytes(S::BM, S::BN, S::kStages, S::kSplitK));
+  constexpr int kSmem = int(shared_bytes(S::BM, S::BN, S::kStages, S::kSplitK, S::kPingPong));
 
   Status status;
   auto go = [&](auto a_mn, auto b_mn) {

@@ -64,9 +64,29 @@ struct OperandTile {
   }
 };
 
-// Math (consumer) warpgroups of a tile BLOCK_SIZE_M rows tall: two, each owning half of the rows,
-// except in a 64-row tile, the height of one wgmma, which has one.
-TILEGEMM_HOST_DEVICE constexpr int math_warpgroups(int block_m) { return block_m >= 128 ? 2 : 1; }
+// Where a ring of `stages` stages stands after `steps` K steps: the stage the next step uses and
+// the parity of that use's phase, which mbarrier waits name. A ping-pong consumer starts each of
+// its tiles here, past the other consumer's steps.
+struct RingPlace {
+  int stage;
+  uint32_t phase;
+};
+TILEGEMM_HOST_DEVICE constexpr RingPlace ring_place(int64_t steps, int stages) {
+  return {int(steps % stages), uint32_t(steps / stages) & 1u};
+}
+
+// Math (consumer) warpgroups, and the rows of a tile BLOCK_SIZE_M rows tall that each owns. Two
+// ways to share the work:
+//   cooperative (ping_pong false): every tile is split between two warpgroups, each owning half of
+//                its rows, except a 64-row tile, the height of one wgmma, which has one;
+//   ping-pong:   two warpgroups take whole tiles in turn, each owning all the rows of its tiles, so
+//                that one's epilogue runs while the other's wgmma keep the tensor cores busy.
+TILEGEMM_HOST_DEVICE constexpr int math_warpgroups(int block_m, bool ping_pong = false) {
+  return ping_pong || block_m >= 128 ? 2 : 1;
+}
+TILEGEMM_HOST_DEVICE constexpr int warpgroup_rows(int block_m, bool ping_pong = false) {
+  return ping_pong ? block_m : block_m / math_warpgroups(block_m);
+}
 
 // The epilogue's staging for TMA stores of D (16-bit, row-major): each math warpgroup fills
 // chunks of 64 rows x 64 columns (one 128-byte row each, the 128-byte swizzle again, so that the
@@ -82,16 +102,18 @@ TILEGEMM_HOST_DEVICE constexpr uint32_t store_chunk_offset(int row, int col) {
 }
 
 // Store chunks in one math warpgroup's part of a tile: its rows and all BN columns.
-TILEGEMM_HOST_DEVICE constexpr int store_chunks_per_warpgroup(int block_m, int block_n) {
-  return block_m / math_warpgroups(block_m) / kStoreRows * (block_n / kStoreColumns);
+TILEGEMM_HOST_DEVICE constexpr int store_chunks_per_warpgroup(int block_m, int block_n,
+                                                              bool ping_pong = false) {
+  return warpgroup_rows(block_m, ping_pong) / kStoreRows * (block_n / kStoreColumns);
 }
 
 // Shared memory besides the store buffers: the stages, two mbarriers per stage, one per math
 // warpgroup for C's loads into its store buffers, and slack to align the start to 1024 bytes (the
 // swizzle's period).
-TILEGEMM_HOST_DEVICE constexpr int64_t stage_bytes(int block_m, int block_n, int stages) {
+TILEGEMM_HOST_DEVICE constexpr int64_t stage_bytes(int block_m, int block_n, int stages,
+                                                   bool ping_pong = false) {
   return int64_t(stages) * (block_m + block_n) * kRowBytes + 2 * 8 * stages +
-         8 * math_warpgroups(block_m) + kAtomBytes;
+         8 * math_warpgroups(block_m, ping_pong) + kAtomBytes;
 }
 
 // Split-K across a cluster (split_k > 1): the first program receives the others' partial sums
@@ -105,10 +127,11 @@ TILEGEMM_HOST_DEVICE constexpr int64_t partial_bytes(int block_m, int block_n, i
 // stores them all, one round with no wait (the buffers' last stores, a tile ago, are long done).
 // Otherwise two buffers take turns: one fills while the store of the other still reads it.
 TILEGEMM_HOST_DEVICE constexpr int store_buffers(int block_m, int block_n, int stages,
-                                                 int split_k = 1) {
-  const int whole = store_chunks_per_warpgroup(block_m, block_n);
-  const int64_t all = int64_t(math_warpgroups(block_m)) * whole * kStoreChunkBytes;
-  return stage_bytes(block_m, block_n, stages) + all + partial_bytes(block_m, block_n, split_k) <=
+                                                 int split_k = 1, bool ping_pong = false) {
+  const int whole = store_chunks_per_warpgroup(block_m, block_n, ping_pong);
+  const int64_t all = int64_t(math_warpgroups(block_m, ping_pong)) * whole * kStoreChunkBytes;
+  return stage_bytes(block_m, block_n, stages, ping_pong) + all +
+                     partial_bytes(block_m, block_n, split_k) <=
                  kSharedBudget
              ? whole
              : 2;
@@ -117,10 +140,10 @@ TILEGEMM_HOST_DEVICE constexpr int store_buffers(int block_m, int block_n, int s
 // Dynamic shared memory of a config: the stages and their barriers, the store buffers, split-K's
 // partial sums, and the alignment slack.
 TILEGEMM_HOST_DEVICE constexpr int64_t shared_bytes(int block_m, int block_n, int stages,
-                                                    int split_k = 1) {
-  return stage_bytes(block_m, block_n, stages) +
-         int64_t(math_warpgroups(block_m)) * store_buffers(block_m, block_n, stages, split_k) *
-             kStoreChunkBytes +
+                                                    int split_k = 1, bool ping_pong = false) {
+  return stage_bytes(block_m, block_n, stages, ping_pong) +
+         int64_t(math_warpgroups(block_m, ping_pong)) *
+             store_buffers(block_m, block_n, stages, split_k, ping_pong) * kStoreChunkBytes +
          partial_bytes(block_m, block_n, split_k);
 }
 
