@@ -61,11 +61,23 @@ double busiest_sm_rows(const KernelConfig& c, const GemmProblem& p, int sms) {
 }  // namespace
 
 KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& p, int sms) {
-  // Split-K configs (sm90 /k2) are left to the autotuner: on the H100 a 64-row tile was as fast
-  // or faster on every shape where splitting had paid (docs/perf-notes.md, sm90 v13).
+  // Ping-pong (sm90) for an epilogue beyond alpha*AB over a short K (up to 2048), when every SM
+  // gets at least two of its tiles, one per consumer. There a tile's epilogue takes about as long
+  // as its mainloop, and ping-pong runs it during the other consumer's mainloop: 8192 x 8192 x
+  // 1024 with beta*C + bias + gelu ran 13 % faster than on 128x256. Over a longer K the 128x128
+  // tile's mainloop, 7 % slower than 128x256's, costs more than the overlap saves (4096^3: +1 %,
+  // 4096 x 11008 x 4096: -5 %; docs/perf-notes.md, sm90 v19).
+  const EpilogueDesc& e = p.epilogue;
+  const bool plain = e.beta == 0.0f && e.bias == nullptr && e.activation == Activation::none;
+  if (!plain && p.k <= 2048) {
+    for (const KernelConfig& c : configs)
+      if (ping_pong(c) && programs(c, p) >= 2 * int64_t(sms)) return c;
+  }
+  // Otherwise ping-pong is left to the autotuner, as are split-K configs (sm90 /k2): on the H100 a
+  // 64-row tile was as fast or faster on every shape where splitting had paid (sm90 v13).
   std::vector<KernelConfig> by_area;
   for (const KernelConfig& c : configs)
-    if (c.split_k <= 1) by_area.push_back(c);
+    if (c.split_k <= 1 && !ping_pong(c)) by_area.push_back(c);
   const bool tall = p.m > p.n;  // among equal areas, the tile whose aspect follows the problem's
   std::stable_sort(
       by_area.begin(), by_area.end(), [&](const KernelConfig& x, const KernelConfig& y) {

@@ -40,7 +40,9 @@ struct HeuristicChoice {
 // the `sms` SMs a program (of equal areas, the one shaped like the problem, then the deeper
 // slice, then the stages that suit K's length, then the first in the list), unless a larger tile
 // before it loads less into its busiest SM; else the config whose busiest SM loads the least.
-// Split-K configs are left to the autotuner.
+// Before all that, an epilogue beyond alpha*AB over K <= 2048 takes a ping-pong config (sm90)
+// where every SM gets two of its tiles. Split-K configs, and ping-pong otherwise, are left to the
+// autotuner.
 KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& problem,
                           int sms);
 

@@ -72,6 +72,32 @@ TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
   EXPECT_EQ(to_string(rules_config(configs, batched, 132)), "128x256x64/g8/s4/w12/wt64x256");
 }
 
+TEST(RulesConfig, PingPongForAGeneralEpilogueOverAShortK) {
+  std::vector<KernelConfig> configs;
+  for (const char* text : {"128x256x64/g8/s4/w12/wt64x256", "128x128x64/g8/s6/w12/wt64x128",
+                           "64x64x64/g8/s8/w8/wt64x64", "128x128x64/g8/s5/w12/wt128x128"}) {
+    configs.push_back(*parse_kernel_config(text));
+  }
+  const auto pick = [&](int64_t m, int64_t n, int64_t k, bool bias) {
+    GemmProblem p = problem(m, n, k);
+    if (bias) p.epilogue.bias = p.d.data;
+    return to_string(rules_config(configs, p, 132));
+  };
+  EXPECT_EQ(pick(8192, 8192, 1024, true), "128x128x64/g8/s5/w12/wt128x128");
+  EXPECT_EQ(pick(8192, 8192, 2048, true), "128x128x64/g8/s5/w12/wt128x128");
+  // alpha * AB alone, a longer K, or fewer than two 128x128 tiles per SM (2048^3: 256).
+  EXPECT_EQ(pick(8192, 8192, 1024, false), "128x256x64/g8/s4/w12/wt64x256");
+  EXPECT_EQ(pick(4096, 4096, 4096, true), "128x256x64/g8/s4/w12/wt64x256");
+  EXPECT_EQ(pick(2048, 2048, 2048, true), "128x256x64/g8/s4/w12/wt64x256");
+  // An activation or beta alone also counts.
+  GemmProblem relu = problem(8192, 8192, 1024);
+  relu.epilogue.activation = Activation::relu;
+  EXPECT_EQ(to_string(rules_config(configs, relu, 132)), "128x128x64/g8/s5/w12/wt128x128");
+  GemmProblem scaled_c = problem(8192, 8192, 1024);
+  scaled_c.epilogue.beta = 0.5f;
+  EXPECT_EQ(to_string(rules_config(configs, scaled_c, 132)), "128x128x64/g8/s5/w12/wt128x128");
+}
+
 TEST(RulesConfig, OfEqualTilesTheDeeperSlice) {
   // The sm80 kernel's 16-bit list: 128x256 at BLOCK_SIZE_K 32 (listed first, the kernel's
   // default, which every input type takes) and at 64.
