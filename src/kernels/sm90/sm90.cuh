@@ -297,7 +297,7 @@ __device__ __forceinline__ void add_loaded(float (&acc)[N], const void* x, DType
 // kApprox (a 16-bit D only): gelu's tanh and silu's exp and division by the hardware's
 // approximations (tanh.approx, ex2.approx, rcp.approx: one instruction each, relative errors
 // near 2^-11, below a 16-bit D's rounding) instead of tanhf and expf's exact sequences, where
-// about a fifth of the general epilogue's stall samples fell (docs/perf-notes.md, sm90 v19).
+// nearly a quarter of the general epilogue's stall samples fell (docs/perf-notes.md, sm90 v19).
 template <Activation kActivation, bool kApprox, int R, int N>
 __device__ __forceinline__ void activate(float (&acc)[N], float slope) {
 #pragma unroll
