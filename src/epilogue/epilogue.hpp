@@ -25,18 +25,20 @@ struct EpilogueParams {
   MatrixView d;
 };
 
+// gelu's tanh form, as PyTorch's gelu(approximate="tanh"): 0.5 x (1 + tanh(gelu_tanh_input(x))).
+TILEGEMM_HOST_DEVICE inline float gelu_tanh_input(float x) {
+  constexpr float kSqrt2OverPi = 0.7978845608028654f;
+  return kSqrt2OverPi * (x + 0.044715f * x * x * x);
+}
+
 TILEGEMM_HOST_DEVICE inline float apply_activation(Activation activation, float x, float slope) {
   switch (activation) {
     case Activation::relu:
       return x > 0.0f ? x : 0.0f;
     case Activation::leaky_relu:
       return x > 0.0f ? x : slope * x;
-    case Activation::gelu: {
-      // tanh form, as PyTorch's gelu(approximate="tanh")
-      constexpr float kSqrt2OverPi = 0.7978845608028654f;
-      float inner = kSqrt2OverPi * (x + 0.044715f * x * x * x);
-      return 0.5f * x * (1.0f + tanhf(inner));
-    }
+    case Activation::gelu:
+      return 0.5f * x * (1.0f + tanhf(gelu_tanh_input(x)));
     case Activation::silu:
       return x / (1.0f + expf(-x));
     default:

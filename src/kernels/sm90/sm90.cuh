@@ -11,7 +11,8 @@
 //   roles      warpgroup 0 is the producer: one of its threads issues every TMA copy, the rest
 //              give their registers away (setmaxnreg.dec). Warpgroups 1 and 2 are consumers: each
 //              owns half of the tile's rows and all of its columns, and takes the registers. A
-//              64-row tile has one consumer, which owns the whole tile.
+//              64-row tile has one consumer, which owns the whole tile. In the ping-pong config
+//              the two consumers take whole tiles in turn instead (Sm90Shape).
 //   pipeline   num_stages shared-memory stages, each with a `full` mbarrier (the producer arms it
 //              with the stage's byte count; TMA completes it) and an `empty` mbarrier (each
 //              consumer warp arrives when its wgmma have finished reading the stage).
@@ -70,10 +71,10 @@ namespace tilegemm::sm90 {
 // the hand-over, and no program touches another's shared memory after it.
 // PING_PONG_: the two consumers take the program's tiles in turn, each a whole tile
 // (math_warpgroups in smem_layout.hpp), instead of sharing every tile. The producer loads every
-// tile's K steps into the one ring, in order, so a consumer's tile starts once the other's last
-// K steps are loaded: the two mainloops follow each other on the tensor cores, and each
-// consumer's epilogue runs during the other's mainloop. Its config names a warpgroup tile as
-// large as the tile (wt<BM>x<BN>) with 12 warps.
+// tile's K steps into the one ring, in order; a consumer starts its tile once the other has
+// issued the last K step of the tile before (await_turn). So the two mainloops follow each other
+// on the tensor cores, and each consumer's epilogue runs during the other's mainloop. Its config
+// names a warpgroup tile as large as the tile (wt<BM>x<BN>) with 12 warps.
 template <int BM_, int BN_, int STAGES_, int CLUSTER_M_ = 1, int SPLIT_K_ = 1,
           bool PING_PONG_ = false>
 struct Sm90Shape {
@@ -304,9 +305,8 @@ __device__ __forceinline__ void activate(float (&acc)[N], float slope) {
   for (int r = 0; r < R; ++r) {
     const float x = acc[r];
     if constexpr (kApprox && kActivation == Activation::gelu) {
-      constexpr float kSqrt2OverPi = 0.7978845608028654f;  // as apply_activation
       float t;
-      asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+      asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(gelu_tanh_input(x)));
       acc[r] = 0.5f * x * (1.0f + t);
     } else if constexpr (kApprox && kActivation == Activation::silu) {
       acc[r] = __fdividef(x, 1.0f + __expf(-x));
