@@ -1,5 +1,6 @@
 // Every GPU kernel and compiled config, against the float64 reference, on the GPU.
 // Outputs are poisoned with NaN before each run; inputs are fresh random normals per case.
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,24 +19,32 @@ bool contains(const std::string& text, const char* part) {
 
 // Checks one case against the reference. The exceptions, where the refusal must say why: sm90
 // refuses problems its TMA loads cannot describe (rows not 16-byte aligned, K = 0; "auto" sends
-// those to sm80) and every problem on a GPU that is not a Hopper; sm80's BLOCK_SIZE_K 64 configs
-// refuse tf32 and rows that are not 16-byte aligned. (RandomShapesPaddedLeadingDimsEveryLayout
-// lets no sm80 refusal through for 16-bit inputs.)
+// those to sm80) and every problem on a GPU that is not a Hopper; sm80's 3-stage configs are
+// compiled for one input type each (128-byte K slices) and refuse rows that are not 16-byte
+// aligned. (RandomShapesPaddedLeadingDimsEveryLayout lets no other sm80 refusal through.)
 void expect_matches_reference(const WorkloadSpec& spec, const GemmOptions& options) {
-  const bool wide_sm80 = options.kernel == "sm80" && options.config && options.config->block_k > 32;
-  if (options.kernel == "sm90" || wide_sm80) {
+  const bool three_stage_sm80 =
+      options.kernel == "sm80" && options.config && options.config->num_stages == 3;
+  if (options.kernel == "sm90" || three_stage_sm80) {
     std::unique_ptr<harness::Workload> w;
     ASSERT_TRUE(harness::Workload::create(spec, true, &w).ok());
     const Status s = plan(w->problem(), options, nullptr);
     if (!s.ok()) {
-      EXPECT_TRUE(wide_sm80 ? contains(s.message, "BLOCK_SIZE_K 64")
-                            : contains(s.message, "TMA") || contains(s.message, "K > 0") ||
-                                  contains(s.message, "Hopper"))
+      EXPECT_TRUE(three_stage_sm80 ? contains(s.message, "3-stage configs")
+                                   : contains(s.message, "TMA") || contains(s.message, "K > 0") ||
+                                         contains(s.message, "Hopper"))
           << s.message << " | " << testing::describe(spec);
       return;
     }
   }
   testing::expect_matches_reference(spec, options);
+}
+
+// Whether an sm80 config is compiled for an input type: 3 stages of 128-byte K slices are
+// (BLOCK_SIZE_K 64 for 16-bit inputs, 32 for tf32), and every config of more stages.
+bool sm80_compiled_for(const KernelConfig& c, DType dtype) {
+  const int element_size = dtype == DType::fp16 || dtype == DType::bf16 ? 2 : 4;
+  return c.num_stages != 3 || c.block_k * element_size == 128;
 }
 
 // The smallest leading dimension of a rows x cols matrix, rounded up to 8 elements: rows that
@@ -99,9 +108,9 @@ class GpuKernels : public ::testing::Test {
                 s.ldc = padded_ld(s.layout_c, s.m, s.n);
               }
               s.seed = seed++;
-              // Aligned rows and 16-bit inputs: every sm80 config must run.
+              // Aligned rows: every sm80 config compiled for the input type must run.
               const bool must_run = padded && kc.options.kernel == "sm80" &&
-                                    (dtype == DType::fp16 || dtype == DType::bf16);
+                                    sm80_compiled_for(*kc.options.config, dtype);
               must_run ? testing::expect_matches_reference(s, kc.options)
                        : expect_matches_reference(s, kc.options);
             }
@@ -333,6 +342,50 @@ TEST_F(GpuKernels, RowsTmaCannotDescribeGoToSm80AndTheReportSaysWhy) {
   EXPECT_TRUE(contains(report.kernel_note, "operand b")) << report.kernel_note;
   o.kernel = "sm90";
   EXPECT_TRUE(contains(gemm(w->problem(), o).message, "TMA needs a 16-byte aligned"));
+}
+
+// tf32 inputs are rounded to nearest, ties away from zero, before the tensor cores (which would
+// truncate them). A's rows hold 1 + 0.75u, 1 + 0.5u, 1 + 0.25u and -(1 + 0.5u), with u = 2^-10 the
+// tf32 unit in the last place at 1; B is ones. Rounded, the rows are 1 + u, 1 + u, 1 and -(1 + u),
+// so D's rows are exactly K times those (truncation would give K, fp32 math K(1 + 0.75u), ...).
+// Every sm80 config that takes tf32, with B row-major (padded tile, 16-byte fragment loads) and
+// column-major (ldmatrix).
+TEST_F(GpuKernels, Tf32InputsAreRoundedToNearestTiesAway) {
+  constexpr int64_t kM = 4, kN = 8, kK = 64;
+  const float u = 1.0f / 1024;
+  const float rows[kM] = {1 + 0.75f * u, 1 + 0.5f * u, 1 + 0.25f * u, -(1 + 0.5f * u)};
+  const float expected[kM] = {kK * (1 + u), kK * (1 + u), float(kK), -kK * (1 + u)};
+  std::vector<float> a(kM * kK), b(kK * kN, 1.0f);
+  for (int64_t i = 0; i < kM * kK; ++i) a[i] = rows[i / kK];
+  float *dev_a = nullptr, *dev_b = nullptr, *dev_d = nullptr;
+  ASSERT_EQ(cudaMalloc(&dev_a, a.size() * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dev_b, b.size() * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dev_d, kM * kN * 4), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dev_a, a.data(), a.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dev_b, b.data(), b.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  GemmProblem p;
+  p.m = kM, p.n = kN, p.k = kK;
+  p.a = {dev_a, DType::tf32, Layout::row_major};
+  p.d = {dev_d, DType::fp32, Layout::row_major};
+  int configs_run = 0;
+  for (const KernelCase& kc : every_kernel_config()) {
+    if (kc.options.kernel != "sm80" || !sm80_compiled_for(*kc.options.config, DType::tf32))
+      continue;
+    for (Layout lb : {Layout::row_major, Layout::col_major}) {
+      p.b = {dev_b, DType::tf32, lb};  // all ones: the same matrix in either layout
+      ASSERT_EQ(cudaMemset(dev_d, 0xff, kM * kN * 4), cudaSuccess);  // NaN
+      const Status s = gemm(p, kc.options);
+      ASSERT_TRUE(s.ok()) << s.message;
+      std::vector<float> d(kM * kN);
+      ASSERT_EQ(cudaMemcpy(d.data(), dev_d, d.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+      for (int64_t i = 0; i < kM * kN; ++i)
+        EXPECT_EQ(d[i], expected[i / kN]) << to_string(*kc.options.config) << " row " << i / kN
+                                          << (lb == Layout::row_major ? ", B row-major" : "");
+      ++configs_run;
+    }
+  }
+  EXPECT_GT(configs_run, 0);
+  cudaFree(dev_a), cudaFree(dev_b), cudaFree(dev_d);
 }
 
 TEST_F(GpuKernels, KernelsRefuseDtypesTheyDoNotTake) {

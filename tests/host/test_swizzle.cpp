@@ -63,5 +63,51 @@ TEST(Swizzle, Tf32FragmentReadsHitEightDifferentBankGroups) {
       }
 }
 
+// Padded rows (tf32 MN-contiguous tiles on the cp.async path).
+int bank(int byte_offset) { return (byte_offset / 4) % 32; }
+int padded_word_offset(int row, int word, int chunks_per_row) {
+  return padded_chunk_offset(row, word / 4, chunks_per_row) + (word % 4) * 4;
+}
+
+TEST(PaddedRows, Tf32FragmentReadsHitEveryBank) {
+  // One interleaved fragment load: lane l reads 16 bytes, values n0 + 4(l / 4) .. + 3 of row
+  // first + l % 4 (n0 a multiple of 32); each quarter-warp (lanes 8q .. 8q+7) is one wavefront and
+  // must hit all 32 banks. Rows of 32 to 256 tf32 values.
+  for (int chunks : {8, 16, 32, 64})
+    for (int first = 0; first < 64; ++first)
+      for (int n0 = 0; n0 < chunks * 4; n0 += 32)
+        for (int quarter = 0; quarter < 4; ++quarter) {
+          std::set<int> banks;
+          for (int lane = 8 * quarter; lane < 8 * quarter + 8; ++lane)
+            for (int v = 0; v < 4; ++v)
+              banks.insert(
+                  bank(padded_word_offset(first + lane % 4, n0 + 4 * (lane / 4) + v, chunks)));
+          EXPECT_EQ(banks.size(), 32u) << chunks << " chunks/row, rows " << first << "+, n0 " << n0
+                                       << ", quarter " << quarter;
+        }
+}
+
+TEST(PaddedRows, CopyWritesOfEightChunksHitEightBankGroups) {
+  // cp.async: eight consecutive threads write eight consecutive chunks in row-major chunk order.
+  for (int chunks : {8, 16, 32, 64})
+    for (int first = 0; first < 64 * chunks; first += 8) {
+      std::set<int> groups;
+      for (int c = first; c < first + 8; ++c)
+        groups.insert(bank_group(padded_chunk_offset(c / chunks, c % chunks, chunks)));
+      EXPECT_EQ(groups.size(), 8u) << chunks << " chunks/row, chunk " << first;
+    }
+}
+
+TEST(PaddedRows, EveryElementIsAFixedDistanceFromTheFirst) {
+  // What the kernel's immediate offsets rely on: moving by (rows, chunks) moves every element
+  // by the same number of bytes.
+  for (int chunks : {8, 16, 32, 64})
+    for (int row = 0; row < 40; ++row)
+      for (int c = 0; c + 2 < chunks; ++c) {
+        EXPECT_EQ(padded_chunk_offset(row + 4, c + 2, chunks) - padded_chunk_offset(row, c, chunks),
+                  padded_chunk_offset(4, 2, chunks) - padded_chunk_offset(0, 0, chunks));
+      }
+}
+
 }  // namespace
 }  // namespace tilegemm::sm80

@@ -1,6 +1,6 @@
 // The Ampere-class instructions the sm80 kernel uses, one small inline-PTX function each
 // (cp.async, shared with warptile, is in kernels/cp_async.cuh). PTX ISA references: ldmatrix
-// (9.7.14.5.15), mma.sync m16n8k16 / m16n8k8 (9.7.14.5), cvt.rna.tf32.f32 (9.7.9.21).
+// (9.7.14.5.15), mma.sync m16n8k16 / m16n8k8 (9.7.14.5).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -28,13 +28,14 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t address) 
   }
 }
 
-// Rounds an fp32 value to tf32 (round to nearest, ties away) in a 32-bit register. Without it the
-// tensor core would truncate the low mantissa bits.
-__device__ __forceinline__ uint32_t to_tf32(float x) {
-  uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-  return r;
-}
+// Rounds the fp32 bits x to tf32 for mma: to nearest, ties away from zero, as cvt.rna.tf32.f32
+// does. The tensor core reads the top 19 bits of a tf32 operand and ignores the low 13, so
+// adding half a tf32 unit in the last place (bit 12) to the bits is the whole rounding: a carry
+// out of the low 13 bits rounds the magnitude up. One integer add, where cvt.rna takes more
+// instructions and registers (with cvt, the double-buffered tf32 kernels spilled 140 bytes,
+// with the add 36; docs/perf-notes.md, sm80 v5). The one difference: a NaN whose payload lies
+// only in the low 13 bits reads as an infinity.
+__device__ __forceinline__ uint32_t to_tf32(uint32_t x) { return x + 0x1000u; }
 
 // D(16x8, fp32) += A(16xK) * B(Kx8): K = 16 for 16-bit inputs, 8 for tf32. A is 4 registers,
 // B 2 (the fragment layouts of the PTX ISA).

@@ -46,18 +46,17 @@ std::string device_check() {
   return {};
 }
 
-// BLOCK_SIZE_K 64 is compiled for 16-bit inputs on the cp.async path only (compiled_for).
-std::string wide_slice_check(const GemmProblem& p, const KernelConfig& c) {
-  if (c.block_k <= 32) return {};
-  if (p.a.dtype != DType::fp16 && p.a.dtype != DType::bf16) {
-    return "kernel sm80: BLOCK_SIZE_K 64 is compiled for fp16 and bf16 only; for " +
-           std::string(to_string(p.a.dtype)) + " take a BLOCK_SIZE_K 32 config";
+// The 3-stage shapes are compiled for one input type each, on the cp.async path (compiled_for).
+std::string compiled_check(const GemmProblem& p, const KernelConfig& c) {
+  const int element_size = dtype_size(p.a.dtype);  // tf32: fp32 in memory
+  if (compiled_for(c.block_k, c.num_stages, element_size, true)) {
+    if (c.num_stages != 3 || takes_cp_async(make_gemm_args(p, c.group_size_m))) return {};
+    return "kernel sm80: 3-stage configs need 16-byte aligned rows of A and B (cp.async); take a "
+           "4-stage config";
   }
-  if (!takes_cp_async(make_gemm_args(p, c.group_size_m))) {
-    return "kernel sm80: BLOCK_SIZE_K 64 needs 16-byte aligned rows of A and B (cp.async); "
-           "take a BLOCK_SIZE_K 32 config";
-  }
-  return {};
+  return "kernel sm80: 3-stage configs are compiled for 128-byte K slices (BLOCK_SIZE_K 64 for "
+         "fp16 and bf16, 32 for tf32); for " +
+         std::string(to_string(p.a.dtype)) + " take another config";
 }
 
 }  // namespace
@@ -75,7 +74,7 @@ Kernel sm80_kernel() {
   kernel.can_implement = [config_check = kernel.can_implement](const GemmProblem& p,
                                                                const KernelConfig& c) {
     if (std::string why = config_check(p, c); !why.empty()) return why;
-    if (std::string why = sm80::wide_slice_check(p, c); !why.empty()) return why;
+    if (std::string why = sm80::compiled_check(p, c); !why.empty()) return why;
     return sm80::device_check();
   };
   return kernel;

@@ -13,13 +13,14 @@
 //              are not 16-byte aligned take a staged path instead: element loads into registers
 //              before the math, stores to shared memory after it.
 //              Each warp owns a WM x WN part of the tile. Per 16 (tf32: 8) values of K it loads its
-//              A and B fragments with ldmatrix (transposing for MN-contiguous operands) and issues
-//              (WM/16) x (WN/8) mma.sync. With 16-bit inputs on the cp.async path the next step's
-//              fragments are loaded while this step's mma run (two register sets).
+//              A and B fragments with ldmatrix (transposing for MN-contiguous operands; tf32
+//              ones, which it cannot transpose, with 16-byte loads of four fragments interleaved
+//              over 32 rows or columns) and issues (WM/16) x (WN/8) mma.sync. On the cp.async path
+//              the next step's fragments are loaded while this step's mma run (two register sets).
 //   epilogue   accumulators -> shared memory -> each thread finishes runs of 8 outputs that are
 //              consecutive in D, so stores are coalesced 16-byte writes; masked at the edges.
-// Shared memory is swizzled (smem_swizzle.hpp) so that cp.async, ldmatrix and the tf32 fragment
-// loads are free of bank conflicts.
+// Shared memory is swizzled, or for tf32 tiles that ldmatrix cannot read padded (smem_swizzle.hpp),
+// so that cp.async, ldmatrix and the tf32 fragment loads are free of bank conflicts.
 #pragma once
 
 #include <tuple>
@@ -58,9 +59,10 @@ struct Sm80Shape {
 // Compiled shapes. The first nine, for fp16, bf16 and tf32, are the Triton tutorial's autotune
 // list mapped to warp tiles (its 128x256x64 at 3 stages becomes 128x256x32 at 4: tf32 doubles
 // the bytes of a stage and 3 x 64 would not fit in 227 KB), and a second 8-warp shape for tall
-// problems. The last three take BLOCK_SIZE_K = 64 for 16-bit inputs on the cp.async path only
-// (compiled_for): half the barriers per mma, +4-10 % at 4096^3 and 8192^3 (docs/perf-notes.md,
-// sm80 v4). The staged path would hold a 64-wide slice in registers, and tf32 spilled there.
+// problems. The last four have 3 stages of 128-byte slices, on the cp.async path only
+// (compiled_for): BLOCK_SIZE_K 64 for 16-bit inputs, half the barriers per mma, +4-10 % at
+// 4096^3 and 8192^3 (docs/perf-notes.md, sm80 v4); and its tf32 form, 128x128x32, small enough
+// for two programs per SM (sm80 v5). The staged path would hold a whole slice in registers.
 using Shapes = std::tuple<Sm80Shape<128, 256, 32, 64, 64, 4>,   // w8
                           Sm80Shape<64, 256, 32, 64, 64, 4>,    // w4
                           Sm80Shape<128, 128, 32, 64, 64, 4>,   // w4
@@ -72,13 +74,20 @@ using Shapes = std::tuple<Sm80Shape<128, 256, 32, 64, 64, 4>,   // w8
                           Sm80Shape<256, 128, 32, 64, 64, 4>,   // w8
                           Sm80Shape<128, 256, 64, 64, 64, 3>,   // w8, 16-bit + cp.async only
                           Sm80Shape<256, 128, 64, 64, 64, 3>,   // w8, 16-bit + cp.async only
-                          Sm80Shape<128, 128, 64, 64, 64, 3>>;  // w4, 16-bit + cp.async only
+                          Sm80Shape<128, 128, 64, 64, 64, 3>,   // w4, 16-bit + cp.async only
+                          Sm80Shape<128, 128, 32, 64, 64, 3>>;  // w4, tf32 + cp.async only
 
-// Whether shape S is compiled for input type T and copy path ASYNC (see Shapes). The kernel's
-// can_implement refuses the rest, by name (sm80.cu).
+// Whether a shape is compiled for an input type (element_size bytes in memory) and copy path:
+// BLOCK_SIZE_K 32 at 4 stages or more for every type and path; 3 stages only with 128-byte
+// slices on the cp.async path (see Shapes). The kernel's can_implement refuses the rest, by name
+// (sm80.cu).
+TILEGEMM_HOST_DEVICE constexpr bool compiled_for(int block_k, int stages, int element_size,
+                                                 bool async) {
+  return stages == 3 ? async && block_k * element_size == 128 : block_k <= 32;
+}
 template <class S, typename T, bool ASYNC>
 constexpr bool compiled_for() {
-  return S::BK <= 32 || (sizeof(T) == 2 && ASYNC);
+  return compiled_for(S::BK, S::kStages, int(sizeof(T)), ASYNC);
 }
 
 // What the element type changes: the K of one mma, and the 16-byte chunk.
@@ -91,17 +100,24 @@ struct MmaShape {
 // ---- shared-memory tiles --------------------------------------------------------------------
 
 // One stage of one operand: kRows rows of kCols elements, rows along the operand's strided
-// dimension, kCols along its contiguous one ([x][k] for K-contiguous, [k][x] otherwise).
-template <typename T, int kRows, int kCols>
+// dimension, kCols along its contiguous one ([x][k] for K-contiguous, [k][x] otherwise). Rows are
+// swizzled, or PADDED (tf32 tiles that ldmatrix cannot read; smem_swizzle.hpp).
+template <typename T, int kRows_, int kCols, bool PADDED>
 struct SmemTile {
+  static constexpr bool kPadded = PADDED;
+  static constexpr int kRows = kRows_;
   static constexpr int kPerChunk = MmaShape<T>::kPerChunk;
   static constexpr int kChunksPerRow = kCols / kPerChunk;
-  static constexpr int kBytes = kRows * kCols * int(sizeof(T));
+  static constexpr int kRowBytes =
+      PADDED ? padded_row_bytes(kChunksPerRow) : kCols * int(sizeof(T));
+  static constexpr int kBytes = kRows_ * kRowBytes;
   static_assert(kCols % kPerChunk == 0 && (kChunksPerRow & (kChunksPerRow - 1)) == 0,
                 "rows are a power-of-two number of 16-byte chunks (the swizzle needs it)");
+  static_assert(!PADDED || kChunksPerRow >= 8, "padded rows are whole 128-byte lines");
 
   __device__ static uint32_t chunk(uint32_t base, int row, int chunk) {
-    return base + swizzled_chunk_offset(row, chunk, kChunksPerRow);
+    return base + (PADDED ? padded_chunk_offset(row, chunk, kChunksPerRow)
+                          : swizzled_chunk_offset(row, chunk, kChunksPerRow));
   }
   __device__ static uint32_t element(uint32_t base, int row, int col) {
     return chunk(base, row, col / kPerChunk) + (col % kPerChunk) * int(sizeof(T));
@@ -109,9 +125,12 @@ struct SmemTile {
 };
 
 // The tile of an operand: X is its extent along M (A) or N (B), CONTIG_K whether K is its
-// contiguous dimension (row-major A, column-major B).
-template <typename T, int X, int BK, bool CONTIG_K>
-using OperandTile = SmemTile<T, CONTIG_K ? X : BK, CONTIG_K ? BK : X>;
+// contiguous dimension (row-major A, column-major B). The tiles that ldmatrix cannot read, tf32
+// stored MN-contiguous (it does not transpose 32-bit values), are padded on the cp.async path
+// (ASYNC) and read with 16-byte loads; the staged path keeps the swizzle and scalar loads.
+template <typename T, int X, int BK, bool CONTIG_K, bool ASYNC>
+using OperandTile =
+    SmemTile<T, CONTIG_K ? X : BK, CONTIG_K ? BK : X, ASYNC && sizeof(T) == 4 && !CONTIG_K>;
 
 // ---- global -> shared -------------------------------------------------------------------------
 
@@ -120,11 +139,11 @@ using OperandTile = SmemTile<T, CONTIG_K ? X : BK, CONTIG_K ? BK : X>;
 // (coalesced) and, kThreads being a multiple of a row's chunks, a thread's chunks all sit in
 // the same column of chunks, kRowStep rows apart. Its one global address steps by a slice per
 // K step.
-template <typename T, int X, int BK, int kThreads, bool CONTIG_K>
+template <typename T, int X, int BK, int kThreads, bool CONTIG_K, bool ASYNC>
 struct OperandLoader {
-  using Tile = OperandTile<T, X, BK, CONTIG_K>;
+  using Tile = OperandTile<T, X, BK, CONTIG_K, ASYNC>;
   static constexpr int V = Tile::kPerChunk;
-  static constexpr int kChunks = Tile::kBytes / 16;
+  static constexpr int kChunks = Tile::kRows * Tile::kChunksPerRow;
   static constexpr int kPerThread = kChunks / kThreads;
   static constexpr int kRowStep = kThreads / Tile::kChunksPerRow;
   static_assert(kChunks % kThreads == 0 && kThreads % Tile::kChunksPerRow == 0,
@@ -152,10 +171,11 @@ struct OperandLoader {
   }
 
   // Where chunk p goes in a stage. When the thread's chunks are a whole number of swizzle
-  // periods apart they all sit at one offset from the first: no per-chunk swizzle math.
+  // periods apart (or rows are padded) they all sit at one offset from the first: no per-chunk
+  // swizzle math.
   __device__ uint32_t destination(uint32_t stage, int p) const {
-    if constexpr (kRowStep % kSwizzlePeriod == 0) {
-      return Tile::chunk(stage, row0, col0 / V) + p * kRowStep * Tile::kChunksPerRow * 16;
+    if constexpr (Tile::kPadded || kRowStep % kSwizzlePeriod == 0) {
+      return Tile::chunk(stage, row0, col0 / V) + p * kRowStep * Tile::kRowBytes;
     } else {
       return Tile::chunk(stage, row0 + p * kRowStep, col0 / V);
     }
@@ -216,12 +236,46 @@ struct OperandLoader {
 
 // ---- fragments ----------------------------------------------------------------------------
 
+// tf32 fragments of an MN-contiguous swizzled tile (the staged path): lane l reads value
+// x0 + l / 4 at K row k0 + l % 4 (r[0]), 4 rows below (r[1]), 8 values along (r[2]) and both
+// (r[3]); four scalar loads with an address each.
+template <class Tile>
+__device__ __forceinline__ void load_scalar_fragments(uint32_t (&r)[4], uint32_t stage, int k0,
+                                                      int x0, int lane) {
+  static_assert(!Tile::kPadded, "padded tiles take load_interleaved_fragments");
+  const int k = k0 + lane % 4, x = x0 + lane / 4;
+  const uint32_t at[4] = {Tile::element(stage, k, x), Tile::element(stage, k + 4, x),
+                          Tile::element(stage, k, x + 8), Tile::element(stage, k + 4, x + 8)};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(r[i]) : "r"(at[i]));
+}
+
+// tf32 fragments of an MN-contiguous padded tile (the cp.async path), four at a time: lane l reads
+// values x0 + 4(l/4) .. x0 + 4(l/4) + 3 of K row k0 + l % 4 into lo[0..3], and of the row 4 below
+// into hi[0..3], one 16-byte load each. So of the 32 values x0..x0+31, fragment q (0..3) gets
+// x0 + 4g + q as its g-th row (A) or column (B), g = l / 4: a permutation of M or N inside each 32
+// that the epilogue undoes (it writes the accumulators back through shared memory anyway). Four
+// loads per 32 values instead of sixteen, from one address plus immediate offsets.
+template <class Tile>
+__device__ __forceinline__ void load_interleaved_fragments(uint32_t (&lo)[4], uint32_t (&hi)[4],
+                                                           uint32_t stage, int k0, int x0,
+                                                           int lane) {
+  static_assert(Tile::kPadded, "swizzled tiles take load_scalar_fragments");
+  const uint32_t at = Tile::element(stage, k0 + lane % 4, x0 + 4 * (lane / 4));
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(lo[0]), "=r"(lo[1]), "=r"(lo[2]), "=r"(lo[3])
+               : "r"(at));
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(hi[0]), "=r"(hi[1]), "=r"(hi[2]), "=r"(hi[3])
+               : "r"(at + 4 * Tile::kRowBytes));
+}
+
 // The A fragment of rows m0..m0+15 for mma step `ks` of a stage (registers a0..a3 of the PTX
 // fragment layout). lane = threadIdx.x % 32.
-template <typename T, int BM, int BK, bool CONTIG_K>
+template <typename T, int BM, int BK, bool CONTIG_K, bool ASYNC>
 __device__ __forceinline__ void load_a_fragment(uint32_t (&a)[4], uint32_t stage, int m0, int ks,
                                                 int lane) {
-  using Tile = OperandTile<T, BM, BK, CONTIG_K>;
+  using Tile = OperandTile<T, BM, BK, CONTIG_K, ASYNC>;
   constexpr int kK = MmaShape<T>::kK;
   if constexpr (CONTIG_K) {
     // [m][k]: matrices (m 0-7, k lo), (m 8-15, k lo), (m 0-7, k hi), (m 8-15, k hi); for tf32
@@ -232,20 +286,19 @@ __device__ __forceinline__ void load_a_fragment(uint32_t (&a)[4], uint32_t stage
     ldmatrix_x4<true>(
         a, Tile::chunk(stage, ks * kK + lane % 8 + (lane / 16) * 8, m0 / 8 + (lane / 8) % 2));
   } else {
-    // tf32 [k][m]: ldmatrix cannot transpose 32-bit values; four scalar loads.
-    const int k = ks * kK + lane % 4, m = m0 + lane / 4;
-    const uint32_t at[4] = {Tile::element(stage, k, m), Tile::element(stage, k, m + 8),
-                            Tile::element(stage, k + 4, m), Tile::element(stage, k + 4, m + 8)};
-#pragma unroll
-    for (int r = 0; r < 4; ++r) asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(a[r]) : "r"(at[r]));
+    // tf32 [k][m], swizzled: ldmatrix cannot transpose 32-bit values; four scalar loads. a1 is 8
+    // rows of M below a0, a2 four values of K along: the helper's r[2] and r[1].
+    uint32_t r[4];
+    load_scalar_fragments<Tile>(r, stage, ks * kK, m0, lane);
+    a[0] = r[0], a[1] = r[2], a[2] = r[1], a[3] = r[3];
   }
 }
 
 // The B fragments of columns n0..n0+7 (b[0..1]) and n0+8..n0+15 (b[2..3]) for mma step `ks`.
-template <typename T, int BN, int BK, bool CONTIG_K>
+template <typename T, int BN, int BK, bool CONTIG_K, bool ASYNC>
 __device__ __forceinline__ void load_b_fragments(uint32_t (&b)[4], uint32_t stage, int n0, int ks,
                                                  int lane) {
-  using Tile = OperandTile<T, BN, BK, CONTIG_K>;
+  using Tile = OperandTile<T, BN, BK, CONTIG_K, ASYNC>;
   constexpr int kK = MmaShape<T>::kK;
   if constexpr (CONTIG_K) {
     // [n][k]: matrices (n 0-7, k lo), (n 0-7, k hi), (n 8-15, k lo), (n 8-15, k hi).
@@ -256,11 +309,7 @@ __device__ __forceinline__ void load_b_fragments(uint32_t (&b)[4], uint32_t stag
     ldmatrix_x4<true>(
         b, Tile::chunk(stage, ks * kK + lane % 8 + ((lane / 8) % 2) * 8, n0 / 8 + lane / 16));
   } else {
-    const int k = ks * kK + lane % 4, n = n0 + lane / 4;
-    const uint32_t at[4] = {Tile::element(stage, k, n), Tile::element(stage, k + 4, n),
-                            Tile::element(stage, k, n + 8), Tile::element(stage, k + 4, n + 8)};
-#pragma unroll
-    for (int r = 0; r < 4; ++r) asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(b[r]) : "r"(at[r]));
+    load_scalar_fragments<Tile>(b, stage, ks * kK, n0, lane);  // (k, n), (k+4, n), (k, n+8), ...
   }
 }
 
@@ -269,7 +318,7 @@ template <typename T, int N>
 __device__ __forceinline__ void round_for_mma(uint32_t (&r)[N]) {
   if constexpr (sizeof(T) == 4) {
 #pragma unroll
-    for (int i = 0; i < N; ++i) r[i] = to_tf32(__uint_as_float(r[i]));
+    for (int i = 0; i < N; ++i) r[i] = to_tf32(r[i]);
   }
 }
 
@@ -277,10 +326,12 @@ __device__ __forceinline__ void round_for_mma(uint32_t (&r)[N]) {
 
 // Dynamic shared memory of a config: the num_stages pipeline stages, or the epilogue's
 // BM x (BN + 8) fp32 tile that reuses them, whichever is larger. The 8 floats of padding put the
-// 8 rows a warp writes in one store on 4 different bank offsets.
+// 8 rows a warp writes in one store on 4 different bank offsets. For tf32 the stages are counted
+// with both operands' rows padded, the most any layout takes.
 constexpr int kEpiloguePad = 8;
 constexpr int64_t shared_bytes(int bm, int bn, int bk, int stages, int element_size) {
-  const int64_t pipeline = int64_t(stages) * (bm + bn) * bk * element_size;
+  const int64_t row_pads = element_size == 4 ? 2 * int64_t(kRowPadBytes) * bk : 0;
+  const int64_t pipeline = int64_t(stages) * ((bm + bn) * bk * element_size + row_pads);
   const int64_t epilogue = int64_t(bm) * (bn + kEpiloguePad) * 4;
   return pipeline > epilogue ? pipeline : epilogue;
 }
@@ -300,8 +351,11 @@ struct Sm80Flags {
 template <typename T, class S, bool A_CONTIG_K, bool B_CONTIG_K, bool ASYNC>
 __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_aligned) {
   extern __shared__ __align__(128) unsigned char smem[];
-  using LoaderA = OperandLoader<T, S::BM, S::BK, S::kThreads, A_CONTIG_K>;
-  using LoaderB = OperandLoader<T, S::BN, S::BK, S::kThreads, B_CONTIG_K>;
+  using LoaderA = OperandLoader<T, S::BM, S::BK, S::kThreads, A_CONTIG_K, ASYNC>;
+  using LoaderB = OperandLoader<T, S::BN, S::BK, S::kThreads, B_CONTIG_K, ASYNC>;
+  static_assert(
+      S::kStages * (LoaderA::Tile::kBytes + LoaderB::Tile::kBytes) <= shared_bytes<S, T>(),
+      "the stages must fit the bytes the host asks for");
   constexpr int kMmaK = MmaShape<T>::kK;
   constexpr int kMmaM = S::WM / 16, kMmaN = S::WN / 8;  // mma per warp tile per K step
   const uint32_t smem_base = shared_address(smem);
@@ -358,25 +412,60 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
     }
 
     // The operands of one mma step of the warp tile (K values ks*kMmaK..): WM/16 A fragments and
-    // WN/8 B fragments, loaded with ldmatrix from a stage.
+    // WN/8 B fragments, loaded with ldmatrix (or plain loads) from a stage; tf32 fragments are
+    // rounded apart from the loads (round_fragments), so that the adds need not wait for them.
+    // Padded tiles (tf32, MN-contiguous, cp.async) are read four fragments at a time, interleaved
+    // over each 32 rows (A) or columns (B) of the warp tile; the epilogue puts them back.
+    constexpr bool kInterleavedA = LoaderA::Tile::kPadded, kInterleavedB = LoaderB::Tile::kPadded;
+    static_assert(!kInterleavedA || S::WM % 32 == 0, "A is interleaved over 32 rows");
+    static_assert(!kInterleavedB || S::WN % 32 == 0, "B is interleaved over 32 columns");
     struct Fragments {
       uint32_t a[kMmaM][4], b[kMmaN][2];
     };
     const auto load_fragments = [&](Fragments& f, int stage, int ks) {
+      if constexpr (kInterleavedA) {
 #pragma unroll
-      for (int i = 0; i < kMmaM; ++i) {
-        load_a_fragment<T, S::BM, S::BK, A_CONTIG_K>(f.a[i], stage_a(stage), warp_m0 + i * 16, ks,
-                                                     lane);
-        round_for_mma<T>(f.a[i]);
-      }
+        for (int i = 0; i < kMmaM; i += 2) {
+          // Rows g and g+8 of m16 tile i are values 4g and 4g+1 of the 32, those of i+1 4g+2, 4g+3.
+          uint32_t lo[4], hi[4];
+          load_interleaved_fragments<typename LoaderA::Tile>(lo, hi, stage_a(stage), ks * kMmaK,
+                                                             warp_m0 + i * 16, lane);
+          f.a[i][0] = lo[0], f.a[i][1] = lo[1], f.a[i][2] = hi[0], f.a[i][3] = hi[1];
+          f.a[i + 1][0] = lo[2], f.a[i + 1][1] = lo[3], f.a[i + 1][2] = hi[2],
+                  f.a[i + 1][3] = hi[3];
+        }
+      } else {
 #pragma unroll
-      for (int j = 0; j < kMmaN; j += 2) {
-        uint32_t pair[4];
-        load_b_fragments<T, S::BN, S::BK, B_CONTIG_K>(pair, stage_b(stage), warp_n0 + j * 8, ks,
-                                                      lane);
-        round_for_mma<T>(pair);
-        f.b[j][0] = pair[0], f.b[j][1] = pair[1], f.b[j + 1][0] = pair[2], f.b[j + 1][1] = pair[3];
+        for (int i = 0; i < kMmaM; ++i) {
+          load_a_fragment<T, S::BM, S::BK, A_CONTIG_K, ASYNC>(f.a[i], stage_a(stage),
+                                                              warp_m0 + i * 16, ks, lane);
+        }
       }
+      if constexpr (kInterleavedB) {
+#pragma unroll
+        for (int j = 0; j < kMmaN; j += 4) {
+          uint32_t lo[4], hi[4];  // column g of n8 tile j+q is value 4g+q of the 32
+          load_interleaved_fragments<typename LoaderB::Tile>(lo, hi, stage_b(stage), ks * kMmaK,
+                                                             warp_n0 + j * 8, lane);
+#pragma unroll
+          for (int q = 0; q < 4; ++q) f.b[j + q][0] = lo[q], f.b[j + q][1] = hi[q];
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < kMmaN; j += 2) {
+          uint32_t pair[4];
+          load_b_fragments<T, S::BN, S::BK, B_CONTIG_K, ASYNC>(pair, stage_b(stage),
+                                                               warp_n0 + j * 8, ks, lane);
+          f.b[j][0] = pair[0], f.b[j][1] = pair[1];
+          f.b[j + 1][0] = pair[2], f.b[j + 1][1] = pair[3];
+        }
+      }
+    };
+    const auto round_fragments = [](Fragments& f) {
+#pragma unroll
+      for (int i = 0; i < kMmaM; ++i) round_for_mma<T>(f.a[i]);
+#pragma unroll
+      for (int j = 0; j < kMmaN; ++j) round_for_mma<T>(f.b[j]);
     };
     // (WM/16) x (WN/8) mma.sync on one step's fragments.
     const auto multiply = [&](const Fragments& f) {
@@ -388,9 +477,10 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
     constexpr int kSteps = S::BK / kMmaK;  // mma steps per slice
     static_assert(kSteps >= 2, "the pipelined mainloop needs two mma steps per slice");
 
-    // Double-buffered fragments for 16-bit inputs on the cp.async path. (A tf32 fragment of an
-    // MN-contiguous operand is four scalar loads with their own addresses: two sets of them spill.)
-    constexpr bool kDoubleBuffered = ASYNC && sizeof(T) == 2;
+    // Double-buffered fragments on the cp.async path. (The staged path holds a slice's chunks
+    // in registers too, and its swizzled tf32 fragment loads have an address each: sm80 v3
+    // spilled there with two sets.)
+    constexpr bool kDoubleBuffered = ASYNC;
     if constexpr (kDoubleBuffered) {
       // Mainloop: each step's ldmatrix go out before the previous step's mma, so their latency
       // hides under it -- across the slice boundary too: step 0 of slice kt+1 is loaded before
@@ -398,11 +488,14 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
       // of slice kt, so the wait and the barrier sit at step kSteps-2. The barrier also closes
       // the reads of slice kt's stage (the last of them is step kSteps-1's ldmatrix, issued just
       // before it), which the copies of iteration kt+1 overwrite with slice kt+num_stages.
+      // tf32 fragments are rounded after the mma that the loads went out before: by then the
+      // loads have landed.
       Fragments fragments[2];
       if (num_k_tiles > 0) {
         cp_async_wait<S::kStages - 2>();
         __syncthreads();
         load_fragments(fragments[0], 0, 0);
+        round_fragments(fragments[0]);
       }
       for (int64_t kt = 0; kt < num_k_tiles; ++kt) {
         const int stage = int(kt % S::kStages);
@@ -425,6 +518,7 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
             __syncthreads();
           }
           multiply(fragments[ks % 2]);
+          round_fragments(fragments[(ks + 1) % 2]);
         }
       }
     } else {
@@ -443,6 +537,7 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
         for (int ks = 0; ks < kSteps; ++ks) {
           Fragments f;
           load_fragments(f, stage, ks);
+          round_fragments(f);
           multiply(f);
           if (ks == 0) {
             if (next < num_k_tiles) fetch(next, int(next % S::kStages));
@@ -460,13 +555,35 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
     float* tile_out = reinterpret_cast<float*>(smem);
     constexpr int kPitch = S::BN + kEpiloguePad;
     const int g = lane / 4, t = lane % 4;  // mma accumulator layout: rows g, g+8; cols 2t, 2t+1
+    // The tile row of accumulators acc[i][.][2h], acc[i][.][2h+1]: row g (h = 0) or g + 8 of m16
+    // tile i, or where the interleaved A fragments took them from.
+    const auto tile_row = [&](int i, int h) {
+      return kInterleavedA ? warp_m0 + (i / 2) * 32 + 4 * g + (i % 2) * 2 + h
+                           : warp_m0 + i * 16 + g + 8 * h;
+    };
 #pragma unroll
     for (int i = 0; i < kMmaM; ++i)
 #pragma unroll
-      for (int j = 0; j < kMmaN; ++j) {
-        const int m = warp_m0 + i * 16 + g, n = warp_n0 + j * 8 + 2 * t;
-        *reinterpret_cast<float2*>(&tile_out[m * kPitch + n]) = {acc[i][j][0], acc[i][j][1]};
-        *reinterpret_cast<float2*>(&tile_out[(m + 8) * kPitch + n]) = {acc[i][j][2], acc[i][j][3]};
+      for (int h = 0; h < 2; ++h) {
+        float* row = &tile_out[tile_row(i, h) * kPitch + warp_n0];
+        if constexpr (kInterleavedB) {
+          // Columns 2t + e of n8 tiles j..j+3 are values 4(2t + e) + q of their 32: four
+          // consecutive columns.
+#pragma unroll
+          for (int j = 0; j < kMmaN; j += 4)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              *reinterpret_cast<float4*>(&row[j * 8 + 8 * t + 4 * e]) = {
+                  acc[i][j][2 * h + e], acc[i][j + 1][2 * h + e], acc[i][j + 2][2 * h + e],
+                  acc[i][j + 3][2 * h + e]};
+            }
+        } else {
+#pragma unroll
+          for (int j = 0; j < kMmaN; ++j) {
+            *reinterpret_cast<float2*>(&row[j * 8 + 2 * t]) = {acc[i][j][2 * h],
+                                                               acc[i][j][2 * h + 1]};
+          }
+        }
       }
     __syncthreads();
 

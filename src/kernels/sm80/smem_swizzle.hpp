@@ -1,5 +1,6 @@
 // Where a 16-byte chunk of an operand tile lives in shared memory: the XOR swizzle of the sm80
-// tensor-core kernel. Host + device, unit-tested on the host (tests/host/test_swizzle.cpp).
+// tensor-core kernel, and the padded rows of its tf32 tiles that are read with scalar loads.
+// Host + device, unit-tested on the host (tests/host/test_swizzle.cpp).
 //
 // A tile is `rows` rows of `chunks_per_row` 16-byte chunks, rows along the operand's strided
 // dimension, chunks along its contiguous one. Shared memory has 32 four-byte banks, so the bank
@@ -8,7 +9,8 @@
 //   ldmatrix       8 consecutive rows (an aligned group of 8), the same logical chunk, one 16-byte
 //                  row each: 8 rows -> 8 different groups.
 //   tf32 fragments 4 consecutive rows x 2 neighbouring chunks {2j, 2j+1} (scalar 4-byte loads of an
-//                  MN-contiguous tf32 tile): 8 different groups.
+//                  MN-contiguous tf32 tile): 8 different groups. The kernel's cp.async path lays
+//                  these tiles out with padded rows instead (below).
 //   cp.async       consecutive threads write consecutive chunks of a row: the swizzle only permutes
 //                  chunks inside a row (and inside its 128-byte line), so a row stays whole.
 //
@@ -37,6 +39,24 @@ inline constexpr int kSwizzlePeriod = 8;
 // Byte offset of logical chunk `chunk` of row `row`.
 TILEGEMM_HOST_DEVICE constexpr int swizzled_chunk_offset(int row, int chunk, int chunks_per_row) {
   return (row * chunks_per_row + (chunk ^ swizzle_key(row, chunks_per_row))) * 16;
+}
+
+// Padded rows, for the tf32 tiles whose fragments are not ldmatrix loads (MN-contiguous operands
+// on the cp.async path). A fragment load is one 16-byte read per lane, lane l at row k + l % 4,
+// values 4(l / 4) .. 4(l / 4) + 3 of a run of 32; shared memory serves it a quarter-warp at a time,
+// 8 lanes that read 32 bytes from each of 4 rows. With kRowPadBytes after each row (rows of a
+// multiple of 128 bytes), row k+1 sits 32 bytes further round the banks than row k, so the 4 reads
+// fill the 32 banks. Unlike the swizzle, every element is at a fixed distance from the thread's
+// first one: one address register and immediate offsets serve every fragment and mma step
+// (docs/perf-notes.md, sm80 v5).
+inline constexpr int kRowPadBytes = 32;
+
+TILEGEMM_HOST_DEVICE constexpr int padded_row_bytes(int chunks_per_row) {
+  return chunks_per_row * 16 + kRowPadBytes;
+}
+
+TILEGEMM_HOST_DEVICE constexpr int padded_chunk_offset(int row, int chunk, int chunks_per_row) {
+  return row * padded_row_bytes(chunks_per_row) + chunk * 16;
 }
 
 }  // namespace tilegemm::sm80
