@@ -36,12 +36,16 @@ const TunedTable& h100_table() {
 bool is_16_bit(DType d) { return d == DType::fp16 || d == DType::bf16; }
 
 // Distance between shapes: the sum of |log| of the ratios of M, N and K (a shape twice as tall
-// is as far as one twice as deep).
+// is as far as one twice as deep), plus that of the output areas M x N, which set how many tiles
+// there are and so which config fills the GPU. Without the area term 2048^3 was as near 1024^3 as
+// 1024 x 4096 x 1024 and took 1024^3's small tile, 0.29x cuBLAS for tf32 (docs/perf-notes.md,
+// sm80 v5).
 double shape_distance(const TuningKey& a, const GemmProblem& p) {
-  const auto term = [](int64_t x, int64_t y) {
-    return std::abs(std::log(double(std::max<int64_t>(x, 1)) / double(std::max<int64_t>(y, 1))));
+  const auto term = [](double x, double y) {
+    return std::abs(std::log(std::max(x, 1.0) / std::max(y, 1.0)));
   };
-  return term(a.m, p.m) + term(a.n, p.n) + term(a.k, p.k);
+  return term(a.m, p.m) + term(a.n, p.n) + term(a.k, p.k) +
+         term(double(a.m) * double(a.n), double(p.m) * double(p.n));
 }
 
 // Programs a config runs for the problem: a tile each.
@@ -149,8 +153,8 @@ HeuristicChoice heuristic(const GemmProblem& p, const std::string& kernel_name,
       return choice;
     }
   }
-  // The rules choose among the configs that take this problem (sm80's BLOCK_SIZE_K 64 ones take
-  // 16-bit inputs with aligned rows only); if none does, the error comes from the launch.
+  // The rules choose among the configs that take this problem (sm80's 3-stage ones take one input
+  // type each, with aligned rows only); if none does, the error comes from the launch.
   std::vector<KernelConfig> configs;
   for (const KernelConfig& c : choice.kernel->info.configs)
     if (choice.kernel->can_implement(p, c).empty()) configs.push_back(c);

@@ -235,8 +235,22 @@ TEST(Heuristic, NearestTunedShapeOfTheSameTypeAndRequest) {
   EXPECT_EQ(pick(problem(1024, 1024, 1024, DType::fp32)), "none");
   // A named kernel uses the rows tuned for that request.
   EXPECT_EQ(pick(problem(1024, 1024, 1024), "sm80"), "64x32x32/g8/s5/w2/wt32x32");
-  // Equally near (2048^3 is 3 ln 2 from both): the first in the table's order.
+  // Equally near (2048^3 is 5 ln 2 from both, output area included): the first in the table's
+  // order.
   EXPECT_EQ(pick(problem(2048, 2048, 2048)), "32x64x32/g8/s5/w2/wt32x32");
+}
+
+TEST(Heuristic, TheOutputAreaCountsInTheDistance) {
+  // 2048^3 is 3 ln 2 from each row in M, N and K; only 1024 x 4096 x 1024 has its output area
+  // (as many tiles), and it wins.
+  const TunedTable t = parse_tuned_table(R"({"gpu": "G", "entries": {
+    "1024x1024x1024 b1 tf32>fp32 row.row>row al7 ep0 auto": {"kernel": "sm80", "config": "128x32x32/g8/s4/w4/wt32x32"},
+    "1024x4096x1024 b1 tf32>fp32 row.row>row al7 ep0 auto": {"kernel": "sm80", "config": "128x128x32/g8/s3/w4/wt64x64"},
+    "4096x4096x1024 b1 tf32>fp32 row.row>row al7 ep0 auto": {"kernel": "sm80", "config": "256x128x32/g8/s4/w8/wt64x64"}}})");
+  ASSERT_EQ(t.rows.size(), 3u);
+  const TunedRow* row = nearest_tuned(t, problem(2048, 2048, 2048, DType::tf32), "auto");
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(to_string(row->config), "128x128x32/g8/s3/w4/wt64x64");
 }
 
 TEST(Heuristic, TableThatDoesNotParseIsEmpty) {
