@@ -49,14 +49,17 @@ std::string device_check() {
 // The 3-stage shapes are compiled for one input type each, on the cp.async path (compiled_for).
 std::string compiled_check(const GemmProblem& p, const KernelConfig& c) {
   const int element_size = dtype_size(p.a.dtype);  // tf32: fp32 in memory
-  if (compiled_for(c.block_k, c.num_stages, element_size, true)) {
-    if (c.num_stages != 3 || takes_cp_async(make_gemm_args(p, c.group_size_m))) return {};
+  if (!compiled_for(c.block_k, c.num_stages, element_size, /*async=*/true)) {
+    return "kernel sm80: 3-stage configs are compiled for 128-byte K slices (BLOCK_SIZE_K 64 for "
+           "fp16 and bf16, 32 for tf32); for " +
+           std::string(to_string(p.a.dtype)) + " take another config";
+  }
+  if (!compiled_for(c.block_k, c.num_stages, element_size, /*async=*/false) &&
+      !takes_cp_async(make_gemm_args(p, c.group_size_m))) {
     return "kernel sm80: 3-stage configs need 16-byte aligned rows of A and B (cp.async); take a "
            "4-stage config";
   }
-  return "kernel sm80: 3-stage configs are compiled for 128-byte K slices (BLOCK_SIZE_K 64 for "
-         "fp16 and bf16, 32 for tf32); for " +
-         std::string(to_string(p.a.dtype)) + " take another config";
+  return {};
 }
 
 }  // namespace
