@@ -430,9 +430,11 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
           uint32_t lo[4], hi[4];
           load_interleaved_fragments<typename LoaderA::Tile>(lo, hi, stage_a(stage), ks * kMmaK,
                                                              warp_m0 + i * 16, lane);
-          f.a[i][0] = lo[0], f.a[i][1] = lo[1], f.a[i][2] = hi[0], f.a[i][3] = hi[1];
-          f.a[i + 1][0] = lo[2], f.a[i + 1][1] = lo[3], f.a[i + 1][2] = hi[2],
-                  f.a[i + 1][3] = hi[3];
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            f.a[i + h][0] = lo[2 * h], f.a[i + h][1] = lo[2 * h + 1];
+            f.a[i + h][2] = hi[2 * h], f.a[i + h][3] = hi[2 * h + 1];
+          }
         }
       } else {
 #pragma unroll
