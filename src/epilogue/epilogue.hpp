@@ -25,6 +25,13 @@ struct EpilogueParams {
   MatrixView d;
 };
 
+// Whether an epilogue (EpilogueParams or the problem's EpilogueDesc) is D = alpha * AB alone: no
+// beta * C, bias or activation. The kernels give that case a store path without per-element tests.
+template <class Epilogue>
+TILEGEMM_HOST_DEVICE inline bool scales_only(const Epilogue& e) {
+  return e.beta == 0.0f && e.bias == nullptr && e.activation == Activation::none;
+}
+
 // gelu's tanh form, as PyTorch's gelu(approximate="tanh"): 0.5 x (1 + tanh(gelu_tanh_input(x))).
 TILEGEMM_HOST_DEVICE inline float gelu_tanh_input(float x) {
   constexpr float kSqrt2OverPi = 0.7978845608028654f;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "epilogue/epilogue.hpp"
 #include "schedule/tile_order.hpp"
 #include "schedule/wave_traffic.hpp"
 #include "tune/tuning_key.hpp"
@@ -71,9 +72,7 @@ KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmPr
   // 1024 with beta*C + bias + gelu ran 13 % faster than on 128x256. Over a longer K the 128x128
   // tile's mainloop, 7 % slower than 128x256's, costs more than the overlap saves (4096^3: +1 %,
   // 4096 x 11008 x 4096: -5 %; docs/perf-notes.md, sm90 v19).
-  const EpilogueDesc& e = p.epilogue;
-  const bool plain = e.beta == 0.0f && e.bias == nullptr && e.activation == Activation::none;
-  if (!plain && p.k <= 2048) {
+  if (!scales_only(p.epilogue) && p.k <= 2048) {
     for (const KernelConfig& c : configs)
       if (ping_pong(c) && programs(c, p) >= 2 * int64_t(sms)) return c;
   }

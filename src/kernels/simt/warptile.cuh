@@ -420,8 +420,8 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm
     // epilogue 6 % of the 128x128 kernel's time at 4096^3, mostly instruction-cache misses, and
     // far more on short K (docs/perf-notes.md, warptile v8).
     const EpilogueParams& e = args.epilogue;
-    const bool plain = e.beta == 0.0f && e.bias == nullptr && e.activation == Activation::none &&
-                       e.d.dtype == DType::fp32 && e.d.stride.col == 1 && vector_aligned(e.d, 4);
+    const bool plain =
+        scales_only(e) && e.d.dtype == DType::fp32 && e.d.stride.col == 1 && vector_aligned(e.d, 4);
     if (plain && rows_valid == S::BM && cols_valid == S::BN) {
       float* const d = static_cast<float*>(e.d.data) + e.d.offset(batch, row0, col0);
 #pragma unroll

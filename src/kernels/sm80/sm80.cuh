@@ -25,6 +25,7 @@
 
 #include <tuple>
 
+#include "epilogue/epilogue_stores.cuh"
 #include "kernels/cuda_check.hpp"
 #include "kernels/kernel_common.cuh"
 #include "kernels/sm80/ptx.cuh"
@@ -589,22 +590,38 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
       }
     __syncthreads();
 
-    // Runs of 8 along D's contiguous dimension; consecutive threads take consecutive runs.
-    const bool d_row_major = args.epilogue.d.stride.col == 1;
-    const int run_extent = d_row_major ? S::BN : S::BM;  // along the run
-    for (int r = threadIdx.x; r < S::BM * S::BN / 8; r += S::kThreads) {
-      const int along = (r % (run_extent / 8)) * 8, across = r / (run_extent / 8);
-      const int m = d_row_major ? across : along, n = d_row_major ? along : across;
-      const int inside = d_row_major ? (m < rows_valid ? cols_valid - n : 0)
-                                     : (n < cols_valid ? rows_valid - m : 0);
-      if (inside <= 0) continue;
-      float run[8];
-#pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        run[j] = d_row_major ? tile_out[m * kPitch + n + j] : tile_out[(m + j) * kPitch + n];
+    // Runs of 8 along D's contiguous dimension; consecutive threads take consecutive runs. The
+    // common case, D = alpha * AB into a row-major D that takes 16-byte stores, on a tile wholly
+    // inside D, reads each run with two 16-byte loads and stores it with no per-element tests;
+    // the general path's code (every type, activation and mask, per element) had made the
+    // epilogue 29 % of the warps' stall samples at bf16 4096^3 (docs/perf-notes.md, sm80 v6).
+    const EpilogueParams& e = args.epilogue;
+    const bool d_row_major = e.d.stride.col == 1;
+    if (d_row_major && d_aligned && scales_only(e) && rows_valid == S::BM && cols_valid == S::BN) {
+      constexpr int kRunsPerRow = S::BN / 8;
+      // Rolled: unrolled four times, the loop's addresses raised the spills of the 64 x 64
+      // warp-tile kernels (ptxas allocates for the whole kernel) from 4-28 to 48-76 bytes.
+#pragma unroll 1
+      for (int r = threadIdx.x; r < S::BM * kRunsPerRow; r += S::kThreads) {
+        const int m = r / kRunsPerRow, n = (r % kRunsPerRow) * 8;
+        const float4* run = reinterpret_cast<const float4*>(&tile_out[m * kPitch + n]);
+        store_scaled_run8(e, batch, row0 + m, col0 + n, run[0], run[1]);
       }
-      epilogue_store_run(args.epilogue, batch, row0 + m, col0 + n, inside < 8 ? inside : 8,
-                         d_aligned, run);
+    } else {
+      const int run_extent = d_row_major ? S::BN : S::BM;  // along the run
+      for (int r = threadIdx.x; r < S::BM * S::BN / 8; r += S::kThreads) {
+        const int along = (r % (run_extent / 8)) * 8, across = r / (run_extent / 8);
+        const int m = d_row_major ? across : along, n = d_row_major ? along : across;
+        const int inside = d_row_major ? (m < rows_valid ? cols_valid - n : 0)
+                                       : (n < cols_valid ? rows_valid - m : 0);
+        if (inside <= 0) continue;
+        float run[8];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          run[j] = d_row_major ? tile_out[m * kPitch + n + j] : tile_out[(m + j) * kPitch + n];
+        }
+        epilogue_store_run(e, batch, row0 + m, col0 + n, inside < 8 ? inside : 8, d_aligned, run);
+      }
     }
     __syncthreads();  // the next batch entry's prologue reuses the shared memory
   }

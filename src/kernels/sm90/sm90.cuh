@@ -47,6 +47,7 @@
 #define TILEGEMM_SM90A_DEVICE_CODE 1
 #endif
 
+#include "epilogue/epilogue_stores.cuh"
 #include "kernels/cuda_check.hpp"
 #include "kernels/kernel_common.cuh"
 #include "kernels/sm90/smem_layout.hpp"
@@ -669,20 +670,6 @@ struct SourceC {
     phase ^= 1;
   }
 };
-
-// Two outputs in D's 16-bit type, as one 32-bit word (the lower column first).
-__device__ __forceinline__ uint32_t pack_pair(bool fp16, float v0, float v1) {
-  if (fp16) {
-    const __half2 pair = __floats2half2_rn(v0, v1);
-    return *reinterpret_cast<const uint32_t*>(&pair);
-  }
-  const __nv_bfloat162 pair = __floats2bfloat162_rn(v0, v1);
-  return *reinterpret_cast<const uint32_t*>(&pair);
-}
-__device__ __forceinline__ float2 unpack_pair(bool fp16, uint32_t bits) {
-  return fp16 ? __half22float2(*reinterpret_cast<const __half2*>(&bits))
-              : __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bits));
-}
 
 // The general epilogue (beta*C, bias, activation) into a D that TMA stores (16-bit, row-major,
 // described by map_d), for a consumer's part of the tile (kParts wgmma tiles of 64 rows from row0,

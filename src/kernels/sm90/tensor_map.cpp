@@ -42,7 +42,7 @@ bool aligned_pairs(const MatrixView& d) {
 
 StoreRoute store_route(const GemmArgs& args) {
   const EpilogueParams& e = args.epilogue;
-  const bool plain = e.beta == 0.0f && e.bias == nullptr && e.activation == Activation::none;
+  const bool plain = scales_only(e);
   const bool sixteen_bit = e.d.dtype == DType::fp16 || e.d.dtype == DType::bf16;
   if (sixteen_bit && e.d.stride.col == 1 && tma_check(output_d(args), "d").empty()) {
     return plain ? StoreRoute::tma : StoreRoute::tma_general;
