@@ -513,17 +513,24 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
           } else if (kt + 1 < num_k_tiles) {
             load_fragments(fragments[(ks + 1) % 2], stage_next, 0);
           }
-          if (ks == 0) {
-            // Slice kt+num_stages-1 into the stage slice kt-1 left (every warp has passed the
-            // barrier after its last read).
+          // Slice kt+num_stages-1 goes into the stage slice kt-1 left (every warp has passed the
+          // barrier after its last read), at step 0. Where the wait at step kSteps-2 comes later
+          // (three mma steps per slice or more) the copies go after the step's mma: before it,
+          // the profile showed the warps stalled on rewriting the copies' address registers
+          // ahead of the mma, and after it runs 1.5-4 % faster (docs/perf-notes.md, sm80 v6).
+          // With two steps they go before, so that the wait at step 0 counts their group.
+          constexpr bool kFetchAfterMma = kSteps > 2;
+          const auto fetch_slice = [&] {
             if (next < num_k_tiles) fetch(next, stage_fetch);
             cp_async_commit();
-          }
+          };
+          if (ks == 0 && !kFetchAfterMma) fetch_slice();
           if (ks == kSteps - 2) {
             cp_async_wait<S::kStages - 2>();  // slice kt+1 has landed
             __syncthreads();
           }
           multiply(fragments[ks % 2]);
+          if (ks == 0 && kFetchAfterMma) fetch_slice();
           round_fragments(fragments[(ks + 1) % 2]);
         }
         advance(stage), advance(stage_next), advance(stage_fetch);
