@@ -1,6 +1,7 @@
 // Where a 16-byte chunk of an operand tile lives in shared memory: the XOR swizzle of the sm80
-// tensor-core kernel, and the padded rows of its tf32 tiles that are read with scalar loads.
-// Host + device, unit-tested on the host (tests/host/test_swizzle.cpp).
+// tensor-core kernel, and the padded rows of its tf32 tiles that ldmatrix cannot read (read with
+// 16-byte loads of four fragments). Host + device, unit-tested on the host
+// (tests/host/test_swizzle.cpp).
 //
 // A tile is `rows` rows of `chunks_per_row` 16-byte chunks, rows along the operand's strided
 // dimension, chunks along its contiguous one. Shared memory has 32 four-byte banks, so the bank
