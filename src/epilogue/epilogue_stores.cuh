@@ -1,6 +1,7 @@
-// Device-side stores of the epilogue that several kernels share: D's 16-bit pairs packed with the
-// hardware conversions, and a run of eight outputs of D = alpha * AB in 16-byte stores. The
-// conversions round to nearest even, as store_from_float does; only a NaN's payload may differ.
+// Device-side stores of the epilogue that kernels share: D's 16-bit pairs packed with the hardware
+// conversions, D = alpha * AB for a run of eight outputs in 16-byte stores, and for four outputs
+// straight from a thread's accumulators. The conversions round to nearest even, as store_from_float
+// does; only a NaN's payload may differ.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -26,9 +27,8 @@ __device__ __forceinline__ float2 unpack_pair(bool fp16, uint32_t bits) {
 
 // D = alpha * AB for eight outputs (lo, hi) consecutive along a row of a row-major D from
 // (row, col): one 16-byte store for a 16-bit D, two for fp32. The caller has checked
-// scales_only(p) and that the run's first element is 16-byte aligned. No per-element test of
-// type, activation or mask: the general epilogue_store_run inlines all of them per element, which
-// kernels that run it for every output pay for in instruction fetch (docs/perf-notes.md, sm80 v6).
+// scales_only(p) and that the run's first element is 16-byte aligned; no per-element tests, as
+// store_scaled4 below.
 __device__ __forceinline__ void store_scaled_run8(const EpilogueParams& p, int64_t batch,
                                                   int64_t row, int64_t col, float4 lo, float4 hi) {
   const float a = p.alpha;
@@ -43,6 +43,23 @@ __device__ __forceinline__ void store_scaled_run8(const EpilogueParams& p, int64
   *reinterpret_cast<uint4*>(static_cast<uint16_t*>(p.d.data) + first) =
       make_uint4(pack_pair(fp16, a * lo.x, a * lo.y), pack_pair(fp16, a * lo.z, a * lo.w),
                  pack_pair(fp16, a * hi.x, a * hi.y), pack_pair(fp16, a * hi.z, a * hi.w));
+}
+
+// D = alpha * AB for four outputs consecutive along a row of D, from element `at` of d.data: one
+// 16-byte store for fp32, one 8-byte store for a 16-bit D. The caller has checked scales_only and
+// that `at` is a multiple of four. No per-element test of type, activation or mask: the general
+// epilogue_store_run inlines all of them per element, which kernels that run it for every output
+// pay for in instruction fetch (docs/perf-notes.md, sm80 v6).
+__device__ __forceinline__ void store_scaled4(const MatrixView& d, int64_t at, float alpha,
+                                              float4 v) {
+  if (d.dtype == DType::fp32) {
+    *reinterpret_cast<float4*>(static_cast<float*>(d.data) + at) =
+        make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
+    return;
+  }
+  const bool fp16 = d.dtype == DType::fp16;
+  *reinterpret_cast<uint2*>(static_cast<uint16_t*>(d.data) + at) = make_uint2(
+      pack_pair(fp16, alpha * v.x, alpha * v.y), pack_pair(fp16, alpha * v.z, alpha * v.w));
 }
 
 }  // namespace tilegemm

@@ -307,6 +307,42 @@ TEST_F(GpuKernels, PersistentProgramsWithSeveralTilesEach) {
   }
 }
 
+// The sm80 grid is persistent too: no more programs than fit on the GPU, each walking work items
+// p, p + G, ... Batches of 20 of 512 x 512 give each config more tiles than programs on an H100
+// (128x256: 160 tiles, 132 programs). Interior tiles of D = alpha * AB store straight from the
+// accumulators while the next tile's copies fly (16-bit D only when there is a next tile; fp32 D
+// always; tf32 with row-major B, as with bf16 D here, from its interleaved columns); K = 40 ends
+// in a partial slice.
+// The general epilogue (beta * C in place, bias, relu) on 520 x 1032, with partial edge tiles,
+// goes through shared memory and starts the next tile's copies after it.
+TEST_F(GpuKernels, Sm80ProgramsWithSeveralTilesEach) {
+  uint64_t seed = 900;
+  for (const KernelCase& kc : every_kernel_config()) {
+    if (kc.options.kernel != "sm80") continue;
+    for (DType dtype : kc.dtypes) {
+      if (!sm80_compiled_for(*kc.options.config, dtype)) continue;
+      const DType half = dtype == DType::tf32 ? DType::bf16 : dtype;
+      for (DType out : {DType::fp32, half}) {
+        WorkloadSpec s = spec_of(512, 512, 40, dtype);
+        s.output_dtype = out;
+        s.layout_b = out == DType::fp32 ? Layout::col_major : Layout::row_major;
+        s.alpha = 1.5f;
+        s.batch_count = 20;
+        s.seed = seed++;
+        testing::expect_matches_reference(s, kc.options);  // no refusal allowed here
+      }
+      WorkloadSpec general = spec_of(520, 1032, 40, dtype);
+      general.batch_count = 8;
+      general.beta = 0.5f;
+      general.in_place = true;
+      general.bias = true;
+      general.activation = Activation::relu;
+      general.seed = seed++;
+      testing::expect_matches_reference(general, kc.options);
+    }
+  }
+}
+
 TEST_F(GpuKernels, AutoPicksAKernelThatIsRight) {
   GemmOptions o;
   o.backend = Backend::gpu;

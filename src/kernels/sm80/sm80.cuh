@@ -6,7 +6,8 @@
 // warp tile WM x WN (e.g. 128x128x32/g8/s4/w4/wt64x64). Compiled shapes: `Shapes` below.
 //
 // The idea (docs/design.md has the long form) is the seeds' Triton kernel written out by hand:
-//   schedule   program id -> (pid_m, pid_n) in GROUP_SIZE_M grouped order (schedule/tile_order.hpp)
+//   schedule   a persistent grid: program p takes work items p, p + G, ..., each a batch entry's
+//              (pid_m, pid_n) in GROUP_SIZE_M grouped order (schedule/tile_order.hpp)
 //   mainloop   a ring of num_stages shared-memory stages. While the tensor cores work on slice kt,
 //              slices kt+1 .. kt+num_stages-1 are in flight: cp.async copies global -> shared with
 //              no register staging, zero-filling what lies outside the matrix. Operands whose rows
@@ -17,12 +18,17 @@
 //              ones, which it cannot transpose, with 16-byte loads of four fragments interleaved
 //              over 32 rows or columns) and issues (WM/16) x (WN/8) mma.sync. On the cp.async path
 //              the next step's fragments are loaded while this step's mma run (two register sets).
-//   epilogue   accumulators -> shared memory -> each thread finishes runs of 8 outputs that are
-//              consecutive in D, so stores are coalesced 16-byte writes; masked at the edges.
+//   epilogue   D = alpha * AB on an interior tile: straight from the accumulators, the lanes of a
+//              quad trading pairs until each holds 16 bytes, while the next item's first copies
+//              fly. Otherwise accumulators -> shared memory -> each thread finishes runs of 8
+//              outputs that are consecutive in D, so stores are coalesced 16-byte writes; masked
+//              at the edges.
 // Shared memory is swizzled, or for tf32 tiles that ldmatrix cannot read padded (smem_swizzle.hpp),
 // so that cp.async, ldmatrix and the tf32 fragment loads are free of bank conflicts.
 #pragma once
 
+#include <map>
+#include <mutex>
 #include <tuple>
 
 #include "epilogue/epilogue_stores.cuh"
@@ -323,6 +329,44 @@ __device__ __forceinline__ void round_for_mma(uint32_t (&r)[N]) {
   }
 }
 
+// ---- stores straight from the accumulators ------------------------------------------------
+
+// In the mma accumulator layout, lane t of a quad (t = lane % 4) holds columns 2t and 2t+1 of each
+// n8 tile of a row: a pair. For 16-byte stores, as the epilogue through shared memory makes, the
+// quad trades pairs so that each lane holds runs.
+
+// fp32 D: lanes t and t^1 trade their pairs of n8 tiles j and j+1 (of one row). An even lane then
+// holds columns 2t .. 2t+3 of tile j, an odd one columns 2t-2 .. 2t+1 of tile j+1.
+__device__ __forceinline__ float4 pairs_to_fours(float2 tile_j, float2 tile_j1, int t) {
+  const bool odd = t % 2;
+  const float2 send = odd ? tile_j : tile_j1;
+  const float got0 = __shfl_xor_sync(0xffffffffu, send.x, 1);
+  const float got1 = __shfl_xor_sync(0xffffffffu, send.y, 1);
+  return odd ? make_float4(got0, got1, tile_j1.x, tile_j1.y)
+             : make_float4(tile_j.x, tile_j.y, got0, got1);
+}
+
+// 16-bit D: words[q] is the lane's packed pair of n8 tile j+q. Afterwards lane t holds the four
+// pairs of tile j+t, its eight columns in order: a 4 x 4 transpose over the quad, in two trades
+// (with lane t^2 the 2 x 2 blocks off the diagonal, then with t^1 the words off the diagonal).
+__device__ __forceinline__ void transpose_quad(uint32_t (&words)[4], int t) {
+  const bool upper = t & 2, odd = t & 1;
+  uint32_t got0 = __shfl_xor_sync(0xffffffffu, upper ? words[0] : words[2], 2);
+  uint32_t got1 = __shfl_xor_sync(0xffffffffu, upper ? words[1] : words[3], 2);
+  if (upper) {
+    words[0] = got0, words[1] = got1;
+  } else {
+    words[2] = got0, words[3] = got1;
+  }
+  got0 = __shfl_xor_sync(0xffffffffu, odd ? words[0] : words[1], 1);
+  got1 = __shfl_xor_sync(0xffffffffu, odd ? words[2] : words[3], 1);
+  if (odd) {
+    words[0] = got0, words[2] = got1;
+  } else {
+    words[1] = got0, words[3] = got1;
+  }
+}
+
 // ---- the kernel ---------------------------------------------------------------------------
 
 // Dynamic shared memory of a config: the num_stages pipeline stages, or the epilogue's
@@ -365,44 +409,58 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
     return smem_base + S::kStages * LoaderA::Tile::kBytes + s * LoaderB::Tile::kBytes;
   };
 
-  // Schedule: the program's tile, and this warp's part of it.
-  const TileCoord tile = program_tile(args, S::BM, S::BN);
-  const int64_t row0 = tile.pid_m * S::BM, col0 = tile.pid_n * S::BN;
+  // Schedule: a persistent grid of G programs, G no more than fit on the GPU at once. Program p
+  // takes work items p, p + G, p + 2G, ...: the tiles of every batch entry in grouped order
+  // (persistent_tile), so that the G tiles in flight are consecutive in that order, as they are
+  // when each program has one tile. Staying on its SM, a program issues its next tile's first
+  // copies before it stores the last one (see the epilogue).
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int warp_m0 = (warp / S::kWarpsN) * S::WM, warp_n0 = (warp % S::kWarpsN) * S::WN;
-  const int rows_valid = valid_extent(args.m, row0, S::BM);
-  const int cols_valid = valid_extent(args.n, col0, S::BN);
   const int64_t num_k_tiles = cdiv(args.k, S::BK);
   const auto k_valid = [&](int64_t kt) { return valid_extent(args.k, kt * S::BK, S::BK); };
+  const int64_t work_items = num_tiles(args.m, args.n, S::BM, S::BN) * args.batch_count;
+  struct Work {  // a work item: its batch entry, its tile, and how much of the tile is inside D
+    int64_t batch = 0, row0 = 0, col0 = 0;
+    int rows_valid = 0, cols_valid = 0;
+  };
+  const auto work_item = [&](int64_t index) {
+    const BatchedTile t = persistent_tile(index, args.m, args.n, S::BM, S::BN, args.group_size_m);
+    Work w;
+    w.batch = t.batch;
+    w.row0 = t.tile.pid_m * S::BM;
+    w.col0 = t.tile.pid_n * S::BN;
+    w.rows_valid = valid_extent(args.m, w.row0, S::BM);
+    w.cols_valid = valid_extent(args.n, w.col0, S::BN);
+    return w;
+  };
 
   LoaderA loader_a;
   LoaderB loader_b;
-  for (int64_t batch = blockIdx.y; batch < args.batch_count; batch += gridDim.y) {
-    float acc[kMmaM][kMmaN][4] = {};
-    // Slice kt: issued (async) or loaded into registers (staged).
-    const auto fetch = [&](int64_t kt, int stage) {
-      if constexpr (ASYNC) {
-        loader_a.copy_async(kt, k_valid(kt), stage_a(stage));
-        loader_b.copy_async(kt, k_valid(kt), stage_b(stage));
-      } else {
-        loader_a.load_staged(kt, k_valid(kt));
-        loader_b.load_staged(kt, k_valid(kt));
-      }
-    };
-    const auto store_staged = [&](int stage) {
-      loader_a.store_staged(stage_a(stage));
-      loader_b.store_staged(stage_b(stage));
-    };
-
+  // Slice kt: issued (async) or loaded into registers (staged).
+  const auto fetch = [&](int64_t kt, int stage) {
+    if constexpr (ASYNC) {
+      loader_a.copy_async(kt, k_valid(kt), stage_a(stage));
+      loader_b.copy_async(kt, k_valid(kt), stage_b(stage));
+    } else {
+      loader_a.load_staged(kt, k_valid(kt));
+      loader_b.load_staged(kt, k_valid(kt));
+    }
+  };
+  const auto store_staged = [&](int stage) {
+    loader_a.store_staged(stage_a(stage));
+    loader_b.store_staged(stage_b(stage));
+  };
+  // A work item's first loads: its loaders' addresses, then the prologue, slices 0 ..
+  // num_stages-2 in flight with one commit group each. The stages must be free.
+  const auto start_loads = [&](const Work& w) {
     if (num_k_tiles > 0) {  // with K = 0, A and B may be null: not even addresses are formed
       const T* a = static_cast<const T*>(args.a.data);
       const T* b = static_cast<const T*>(args.b.data);
-      loader_a.start(a + args.a.offset(batch, row0, 0), args.a.stride.row, args.a.stride.col,
-                     rows_valid);
-      loader_b.start(b + args.b.offset(batch, 0, col0), args.b.stride.col, args.b.stride.row,
-                     cols_valid);
+      loader_a.start(a + args.a.offset(w.batch, w.row0, 0), args.a.stride.row, args.a.stride.col,
+                     w.rows_valid);
+      loader_b.start(b + args.b.offset(w.batch, 0, w.col0), args.b.stride.col, args.b.stride.row,
+                     w.cols_valid);
     }
-    // Prologue: slices 0 .. num_stages-2 in flight, one commit group each.
 #pragma unroll
     for (int s = 0; s < S::kStages - 1; ++s) {
       if (s < num_k_tiles) {
@@ -411,6 +469,13 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
       }
       cp_async_commit();
     }
+  };
+
+  // The host launches no more programs than there are work items.
+  Work work = work_item(blockIdx.x);
+  start_loads(work);
+  for (int64_t index = blockIdx.x; index < work_items; index += gridDim.x) {
+    float acc[kMmaM][kMmaN][4] = {};
 
     // The operands of one mma step of the warp tile (K values ks*kMmaK..): WM/16 A fragments and
     // WN/8 B fragments, loaded with ldmatrix (or plain loads) from a stage; tf32 fragments are
@@ -562,12 +627,18 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
       }
     }
 
-    // Epilogue: accumulators -> shared memory (the pipeline's stages are free once every copy
-    // has landed and every warp has left the mainloop).
-    cp_async_wait<0>();
-    __syncthreads();
-    float* tile_out = reinterpret_cast<float*>(smem);
-    constexpr int kPitch = S::BN + kEpiloguePad;
+    // Epilogue. The common case, D = alpha * AB into a row-major D that takes aligned stores, on
+    // a tile wholly inside D, may go straight from the accumulators: the lanes of a quad trade
+    // pairs until each holds 16 bytes of a row (interleaved B gives it four columns already),
+    // with no per-element tests. That needs no shared memory, so the next work item's copies go
+    // out first, into the freed stages, and fly while this tile is stored (docs/perf-notes.md,
+    // sm80 v7). The rest goes through shared memory as runs of 8 along D's contiguous dimension:
+    // the common case's in 16-byte loads and stores, the others with any type, activation and
+    // mask, tested per element.
+    const EpilogueParams& e = args.epilogue;
+    const bool d_row_major = e.d.stride.col == 1;
+    const int64_t next_index = index + gridDim.x;
+    const Work next = next_index < work_items ? work_item(next_index) : Work{};
     const int g = lane / 4, t = lane % 4;  // mma accumulator layout: rows g, g+8; cols 2t, 2t+1
     // The tile row of accumulators acc[i][.][2h], acc[i][.][2h+1]: row g (h = 0) or g + 8 of m16
     // tile i, or where the interleaved A fragments took them from.
@@ -575,78 +646,161 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
       return kInterleavedA ? warp_m0 + (i / 2) * 32 + 4 * g + (i % 2) * 2 + h
                            : warp_m0 + i * 16 + g + 8 * h;
     };
+    const bool scaled_interior = d_row_major && d_aligned && scales_only(e) &&
+                                 work.rows_valid == S::BM && work.cols_valid == S::BN;
+    // A 16-bit D with no next item to overlap goes through shared memory all the same: there its
+    // 16-byte runs cost fewer instructions than the quad's trades (2.5 % at bf16 2048^3, where
+    // each program has one tile). fp32 D gains either way: through shared memory it moves twice
+    // the bytes.
+    if (scaled_interior && (next_index < work_items || e.d.dtype == DType::fp32)) {
+      static_assert(S::WN % 32 == 0, "the quad trades the pairs of n8 tiles four at a time");
+      __syncthreads();  // every warp is done reading the stages that the next copies overwrite
+      if (next_index < work_items) start_loads(next);
 #pragma unroll
-    for (int i = 0; i < kMmaM; ++i)
+      for (int i = 0; i < kMmaM; ++i)
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        float* row = &tile_out[tile_row(i, h) * kPitch + warp_n0];
-        if constexpr (kInterleavedB) {
-          // Columns 2t + e of n8 tiles j..j+3 are values 4(2t + e) + q of their 32: four
-          // consecutive columns.
+        for (int h = 0; h < 2; ++h) {
+          const int64_t row = e.d.offset(work.batch, work.row0 + tile_row(i, h), work.col0);
+          if constexpr (kInterleavedB) {
+            // Columns 2t + c of n8 tiles j..j+3 are values 4(2t + c) + q of their 32: four
+            // consecutive columns.
 #pragma unroll
-          for (int j = 0; j < kMmaN; j += 4)
+            for (int j = 0; j < kMmaN; j += 4)
 #pragma unroll
-            for (int e = 0; e < 2; ++e) {
-              *reinterpret_cast<float4*>(&row[j * 8 + 8 * t + 4 * e]) = {
-                  acc[i][j][2 * h + e], acc[i][j + 1][2 * h + e], acc[i][j + 2][2 * h + e],
-                  acc[i][j + 3][2 * h + e]};
+              for (int c = 0; c < 2; ++c) {
+                const float4 four = {acc[i][j][2 * h + c], acc[i][j + 1][2 * h + c],
+                                     acc[i][j + 2][2 * h + c], acc[i][j + 3][2 * h + c]};
+                store_scaled4(e.d, row + warp_n0 + j * 8 + 8 * t + 4 * c, e.alpha, four);
+              }
+          } else if (e.d.dtype == DType::fp32) {
+#pragma unroll
+            for (int j = 0; j < kMmaN; j += 2) {
+              const float4 four =
+                  pairs_to_fours({acc[i][j][2 * h], acc[i][j][2 * h + 1]},
+                                 {acc[i][j + 1][2 * h], acc[i][j + 1][2 * h + 1]}, t);
+              store_scaled4(e.d, row + warp_n0 + (j + t % 2) * 8 + 2 * (t & 2), e.alpha, four);
             }
-        } else {
+          } else {
+            const bool fp16 = e.d.dtype == DType::fp16;
 #pragma unroll
-          for (int j = 0; j < kMmaN; ++j) {
-            *reinterpret_cast<float2*>(&row[j * 8 + 2 * t]) = {acc[i][j][2 * h],
-                                                               acc[i][j][2 * h + 1]};
+            for (int j = 0; j < kMmaN; j += 4) {
+              uint32_t words[4];
+#pragma unroll
+              for (int q = 0; q < 4; ++q) {
+                words[q] = pack_pair(fp16, e.alpha * acc[i][j + q][2 * h],
+                                     e.alpha * acc[i][j + q][2 * h + 1]);
+              }
+              transpose_quad(words, t);
+              *reinterpret_cast<uint4*>(static_cast<uint16_t*>(e.d.data) + row + warp_n0 +
+                                        (j + t) * 8) = {words[0], words[1], words[2], words[3]};
+            }
           }
         }
-      }
-    __syncthreads();
-
-    // Runs of 8 along D's contiguous dimension; consecutive threads take consecutive runs. The
-    // common case, D = alpha * AB into a row-major D that takes 16-byte stores, on a tile wholly
-    // inside D, reads each run with two 16-byte loads and stores it with no per-element tests;
-    // the general path's code (every type, activation and mask, per element) had made the
-    // epilogue 29 % of the warps' stall samples at bf16 4096^3 (docs/perf-notes.md, sm80 v6).
-    const EpilogueParams& e = args.epilogue;
-    const bool d_row_major = e.d.stride.col == 1;
-    if (d_row_major && d_aligned && scales_only(e) && rows_valid == S::BM && cols_valid == S::BN) {
-      constexpr int kRunsPerRow = S::BN / 8;
-      // Rolled: unrolled four times, the loop's addresses raised the spills of the 64 x 64
-      // warp-tile kernels (ptxas allocates for the whole kernel) from 4-28 to 48-76 bytes.
-#pragma unroll 1
-      for (int r = threadIdx.x; r < S::BM * kRunsPerRow; r += S::kThreads) {
-        const int m = r / kRunsPerRow, n = (r % kRunsPerRow) * 8;
-        const float4* run = reinterpret_cast<const float4*>(&tile_out[m * kPitch + n]);
-        store_scaled_run8(e, batch, row0 + m, col0 + n, run[0], run[1]);
-      }
     } else {
-      const int run_extent = d_row_major ? S::BN : S::BM;  // along the run
-      for (int r = threadIdx.x; r < S::BM * S::BN / 8; r += S::kThreads) {
-        const int along = (r % (run_extent / 8)) * 8, across = r / (run_extent / 8);
-        const int m = d_row_major ? across : along, n = d_row_major ? along : across;
-        const int inside = d_row_major ? (m < rows_valid ? cols_valid - n : 0)
-                                       : (n < cols_valid ? rows_valid - m : 0);
-        if (inside <= 0) continue;
-        float run[8];
+      // Accumulators -> shared memory (the pipeline's stages are free once every copy has landed
+      // and every warp has left the mainloop).
+      cp_async_wait<0>();
+      __syncthreads();
+      float* tile_out = reinterpret_cast<float*>(smem);
+      constexpr int kPitch = S::BN + kEpiloguePad;
 #pragma unroll
-        for (int j = 0; j < 8; ++j) {
-          run[j] = d_row_major ? tile_out[m * kPitch + n + j] : tile_out[(m + j) * kPitch + n];
+      for (int i = 0; i < kMmaM; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          float* row = &tile_out[tile_row(i, h) * kPitch + warp_n0];
+          if constexpr (kInterleavedB) {
+#pragma unroll
+            for (int j = 0; j < kMmaN; j += 4)
+#pragma unroll
+              for (int c = 0; c < 2; ++c) {
+                *reinterpret_cast<float4*>(&row[j * 8 + 8 * t + 4 * c]) = {
+                    acc[i][j][2 * h + c], acc[i][j + 1][2 * h + c], acc[i][j + 2][2 * h + c],
+                    acc[i][j + 3][2 * h + c]};
+              }
+          } else {
+#pragma unroll
+            for (int j = 0; j < kMmaN; ++j) {
+              *reinterpret_cast<float2*>(&row[j * 8 + 2 * t]) = {acc[i][j][2 * h],
+                                                                 acc[i][j][2 * h + 1]};
+            }
+          }
         }
-        epilogue_store_run(e, batch, row0 + m, col0 + n, inside < 8 ? inside : 8, d_aligned, run);
+      __syncthreads();
+
+      // Runs of 8 along D's contiguous dimension; consecutive threads take consecutive runs.
+      if (scaled_interior) {
+        constexpr int kRunsPerRow = S::BN / 8;
+        // Rolled: unrolled four times, the loop's addresses raised the spills of the 64 x 64
+        // warp-tile kernels (ptxas allocates for the whole kernel) from 4-28 to 48-76 bytes.
+#pragma unroll 1
+        for (int r = threadIdx.x; r < S::BM * kRunsPerRow; r += S::kThreads) {
+          const int m = r / kRunsPerRow, n = (r % kRunsPerRow) * 8;
+          const float4* run = reinterpret_cast<const float4*>(&tile_out[m * kPitch + n]);
+          store_scaled_run8(e, work.batch, work.row0 + m, work.col0 + n, run[0], run[1]);
+        }
+      } else {
+        const int run_extent = d_row_major ? S::BN : S::BM;  // along the run
+        for (int r = threadIdx.x; r < S::BM * S::BN / 8; r += S::kThreads) {
+          const int along = (r % (run_extent / 8)) * 8, across = r / (run_extent / 8);
+          const int m = d_row_major ? across : along, n = d_row_major ? along : across;
+          const int inside = d_row_major ? (m < work.rows_valid ? work.cols_valid - n : 0)
+                                         : (n < work.cols_valid ? work.rows_valid - m : 0);
+          if (inside <= 0) continue;
+          float run[8];
+#pragma unroll
+          for (int j = 0; j < 8; ++j) {
+            run[j] = d_row_major ? tile_out[m * kPitch + n + j] : tile_out[(m + j) * kPitch + n];
+          }
+          epilogue_store_run(e, work.batch, work.row0 + m, work.col0 + n, inside < 8 ? inside : 8,
+                             d_aligned, run);
+        }
       }
+      __syncthreads();  // the next item's copies reuse the shared memory
+      if (next_index < work_items) start_loads(next);
     }
-    __syncthreads();  // the next batch entry's prologue reuses the shared memory
+    work = next;
   }
 }
 
 // ---- launch -------------------------------------------------------------------------------
 
+// How many programs of `kernel` fit on the current device at once: the persistent grid's size.
+// Asked once per kernel and device (the occupancy query costs more than a launch).
+template <class Kernel>
+Status resident_programs(Kernel* kernel, int threads, int shared_bytes, int* programs) {
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, int>, int> known;  // (kernel, device) -> programs
+  int device = 0;
+  if (Status s = cuda_status(cudaGetDevice(&device), "sm80: cudaGetDevice"); !s.ok()) return s;
+  std::lock_guard lock(mutex);
+  const std::pair<const void*, int> key{reinterpret_cast<const void*>(kernel), device};
+  if (auto it = known.find(key); it != known.end()) {
+    *programs = it->second;
+    return Status::success();
+  }
+  int sms = 0, per_sm = 0;
+  if (Status s = cuda_status(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+                             "sm80: cudaDeviceGetAttribute(MultiProcessorCount)");
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = cuda_status(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared_bytes),
+          "sm80: cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+      !s.ok()) {
+    return s;
+  }
+  if (per_sm < 1) return {StatusCode::cuda_error, "sm80: the kernel does not fit on an SM"};
+  *programs = known[key] = sms * per_sm;
+  return Status::success();
+}
+
 // Launches the instantiation for input type T, compiled shape S and copy path ASYNC; the caller
-// matched the config. The layouts pick one of four kernels.
+// matched the config. The layouts pick one of four kernels, on a persistent grid.
 template <class S, typename T, bool ASYNC>
 Status launch_shape(const GemmArgs& args, bool d_aligned, cudaStream_t stream) {
   const bool a_contig_k = args.a.stride.col == 1;  // row-major A
   const bool b_contig_k = args.b.stride.row == 1;  // column-major B
-  const dim3 grid = program_grid(args, S::BM, S::BN);
   constexpr int kSmem = shared_bytes<S, T>();
   Status status;
   auto go = [&](auto a_k, auto b_k) {
@@ -656,6 +810,11 @@ Status launch_shape(const GemmArgs& args, bool d_aligned, cudaStream_t stream) {
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem),
         "sm80_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
     if (!status.ok()) return;
+    int resident = 0;  // programs that fit on the GPU at once
+    status = resident_programs(kernel, S::kThreads, kSmem, &resident);
+    if (!status.ok()) return;
+    const int64_t work_items = num_tiles(args.m, args.n, S::BM, S::BN) * args.batch_count;
+    const auto grid = static_cast<unsigned>(work_items < resident ? work_items : resident);
     kernel<<<grid, S::kThreads, kSmem, stream>>>(args, d_aligned);
     status = check_launch("sm80_gemm");
   };
