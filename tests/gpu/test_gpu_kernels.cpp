@@ -277,6 +277,20 @@ TEST_F(GpuKernels, StridedBatchInPlaceAndKZero) {
   }
 }
 
+// The general epilogue (beta * C in place, bias, an activation) over batches of 8 of 520 x 1032:
+// more tiles than programs for the persistent kernels, partial tiles at the bottom and right.
+WorkloadSpec general_epilogue_over_tiles(int64_t k, DType dtype, Activation activation,
+                                         uint64_t seed) {
+  WorkloadSpec s = spec_of(520, 1032, k, dtype);
+  s.batch_count = 8;
+  s.beta = 0.5f;
+  s.in_place = true;
+  s.bias = true;
+  s.activation = activation;
+  s.seed = seed;
+  return s;
+}
+
 // The persistent sm90 kernel walks several tiles per program when there are more tiles than
 // SMs, and its epilogue carries part of one tile's D into the next tile's K loop (128x256 and
 // 256x128). Batches of 8 give every config more tiles than an H100 has SMs (128x256: 200); the
@@ -295,14 +309,8 @@ TEST_F(GpuKernels, PersistentProgramsWithSeveralTilesEach) {
         s.seed = seed++;
         testing::expect_matches_reference(s, kc.options);  // no refusal allowed here
       }
-      WorkloadSpec general = spec_of(520, 1032, 136, dtype);
-      general.batch_count = 8;
-      general.beta = 0.5f;
-      general.in_place = true;
-      general.bias = true;
-      general.activation = Activation::gelu;
-      general.seed = seed++;
-      testing::expect_matches_reference(general, kc.options);
+      testing::expect_matches_reference(
+          general_epilogue_over_tiles(136, dtype, Activation::gelu, seed++), kc.options);
     }
   }
 }
@@ -331,14 +339,8 @@ TEST_F(GpuKernels, Sm80ProgramsWithSeveralTilesEach) {
         s.seed = seed++;
         testing::expect_matches_reference(s, kc.options);  // no refusal allowed here
       }
-      WorkloadSpec general = spec_of(520, 1032, 40, dtype);
-      general.batch_count = 8;
-      general.beta = 0.5f;
-      general.in_place = true;
-      general.bias = true;
-      general.activation = Activation::relu;
-      general.seed = seed++;
-      testing::expect_matches_reference(general, kc.options);
+      testing::expect_matches_reference(
+          general_epilogue_over_tiles(40, dtype, Activation::relu, seed++), kc.options);
     }
   }
 }
