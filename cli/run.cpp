@@ -184,7 +184,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--autotune", o.autotune,
                   "off, on-miss or always (default: $TILEGEMM_AUTOTUNE, else off)");
   cmd->add_flag("--no-aligned-copies", o.no_aligned_copies,
-               "GPU: never copy A or B to 16-byte aligned lines first (see docs/design.md)");
+                "GPU: never copy A or B to aligned lines first (see docs/design.md)");
   cmd->add_flag("--check", o.check, "compare with the float64 reference; exit 1 on failure");
   cmd->add_option("--reps", o.reps, "timed repetitions (default 20 on GPU, 3 on CPU)");
   cmd->add_option("--seed", o.seed, "random seed of the inputs")->capture_default_str();

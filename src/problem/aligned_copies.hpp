@@ -2,8 +2,11 @@
 // are closed to them -- TMA (sm90) and cp.async 16-byte (sm80, warptile) need 16-byte aligned
 // base, leading dimension and batch stride -- and the kernels fall back to element loads, 3-5x
 // slower. For a large problem it is cheaper to copy such an operand once into a buffer whose
-// leading dimension is rounded up to 16 bytes (one read and one write of the operand, at memory
-// speed) and run the GEMM on the copy. This header is the plan (which operands, their new
+// lines start on 128-byte boundaries (one read and one write of the operand, at memory speed) and
+// run the GEMM on the copy. 128 rather than the 16 the kernels need: a line that starts inside
+// an L2 line splits each 128-byte row of a tile (a TMA box row, a cp.async slice) over two L2
+// lines, which cost the sm90 kernel 43 % at 4095 x 4097 x 4093, and the copy costs the same
+// either way (docs/perf-notes.md, sm80 v8). This header is the plan (which operands, their new
 // leading dimensions, where they go in one workspace); kernels/aligned_copies.cu makes the copies.
 // Host only, unit-tested (tests/host/test_aligned_copies.cpp).
 #pragma once
@@ -24,13 +27,16 @@ inline constexpr int64_t kAlignedCopyMinWork = int64_t(1) << 26;
 // Where the workspace places each copy: offsets are multiples of this (and of 16).
 inline constexpr int64_t kWorkspaceAlignment = 256;
 
+// A copy's lines are this many bytes apart, at least: one L2 line.
+inline constexpr int64_t kCopyLineBytes = 128;
+
 // One operand's copy. A matrix is stored as `lines` lines (rows when row-major, columns when
 // column-major) of `length` contiguous elements, `ld` apart; batch entries `batch_stride` apart.
 struct OperandCopy {
   bool needed = false;
   int64_t lines = 0, length = 0;
   int64_t source_ld = 0, source_batch_stride = 0;
-  int64_t ld = 0, batch_stride = 0;  // of the copy: ld is length rounded up to 16 bytes
+  int64_t ld = 0, batch_stride = 0;  // of the copy: ld is length rounded up to 128 bytes
   int64_t entries = 0;               // batch entries copied (1 when the operand is shared)
   int64_t offset = 0;                // bytes from the workspace's start
   int64_t bytes = 0;
@@ -57,7 +63,7 @@ inline OperandCopy plan_operand_copy(const MatrixInput& in, int64_t rows, int64_
   c.length = in.layout == Layout::row_major ? cols : rows;
   c.source_ld = ld;
   c.source_batch_stride = in.batch_stride;
-  c.ld = round_up(c.length, 16 / element_size);
+  c.ld = round_up(c.length, kCopyLineBytes / element_size);
   // An operand shared by every batch entry (batch stride 0) is copied once and stays shared.
   c.entries = in.batch_stride == 0 ? 1 : batch_count;
   c.batch_stride = in.batch_stride == 0 ? 0 : c.lines * c.ld;
@@ -93,8 +99,8 @@ inline GemmProblem with_aligned_copies(const GemmProblem& p, const AlignedCopyPl
   return q;
 }
 
-// For reports: "a, b copied to 16-byte aligned lines: a ld 4093 -> 4096, b ld 4097 -> 4104", or ""
-// when nothing is copied.
+// For reports: "operands copied to 128-byte aligned lines first: a ld 4093 -> 4096, b ld 4097 ->
+// 4160", or "" when nothing is copied.
 inline std::string describe(const AlignedCopyPlan& plan) {
   std::string out;
   const auto add = [&](const char* name, const OperandCopy& c) {
@@ -104,7 +110,7 @@ inline std::string describe(const AlignedCopyPlan& plan) {
   };
   add("a", plan.a);
   add("b", plan.b);
-  return out.empty() ? out : "operands copied to 16-byte aligned lines first: " + out;
+  return out.empty() ? out : "operands copied to 128-byte aligned lines first: " + out;
 }
 
 }  // namespace tilegemm

@@ -28,7 +28,7 @@ TEST(AlignedCopyPlan, AlignedOperandsAreNotCopied) {
   EXPECT_EQ(describe(plan_aligned_copies(p)), "");
 }
 
-TEST(AlignedCopyPlan, OddLeadingDimsAreRoundedUpTo16Bytes) {
+TEST(AlignedCopyPlan, OddLeadingDimsAreRoundedUpTo128Bytes) {
   // The unaligned suite's 4095 x 4097 x 4093: row-major A (4095 rows of 4093), B (4093 of 4097).
   const GemmProblem p = problem(4095, 4097, 4093, DType::bf16);
   const AlignedCopyPlan plan = plan_aligned_copies(p);
@@ -36,22 +36,23 @@ TEST(AlignedCopyPlan, OddLeadingDimsAreRoundedUpTo16Bytes) {
   EXPECT_EQ(plan.a.lines, 4095);
   EXPECT_EQ(plan.a.length, 4093);
   EXPECT_EQ(plan.a.source_ld, 4093);
-  EXPECT_EQ(plan.a.ld, 4096);  // 8 bf16 = 16 bytes
+  EXPECT_EQ(plan.a.ld, 4096);  // 64 bf16 = 128 bytes
   EXPECT_EQ(plan.b.lines, 4093);
-  EXPECT_EQ(plan.b.ld, 4104);
+  EXPECT_EQ(plan.b.ld, 4160);
   EXPECT_EQ(plan.a.offset, 0);
   EXPECT_EQ(plan.a.bytes, 4095 * 4096 * 2);
   EXPECT_EQ(plan.b.offset % kWorkspaceAlignment, 0);
   EXPECT_GE(plan.b.offset, plan.a.bytes);
-  EXPECT_EQ(plan.workspace_bytes, plan.b.offset + 4093 * 4104 * 2);
-  EXPECT_EQ(describe(plan),
-            "operands copied to 16-byte aligned lines first: a ld 4093 -> 4096, b ld 4097 -> 4104");
+  EXPECT_EQ(plan.workspace_bytes, plan.b.offset + 4093 * 4160 * 2);
+  EXPECT_EQ(
+      describe(plan),
+      "operands copied to 128-byte aligned lines first: a ld 4093 -> 4096, b ld 4097 -> 4160");
 }
 
 TEST(AlignedCopyPlan, TheCopyIsWhatTheKernelsNeed) {
   // Whatever the misalignment (leading dim, base pointer, batch stride), layout and element size,
-  // the copied operand passes the 16-byte test the fast paths make, and its lines hold the
-  // operand's.
+  // the copied operand passes the 16-byte test the fast paths make, its lines start on L2 lines,
+  // and they hold the operand's.
   for (DType dtype : {DType::fp32, DType::fp16, DType::bf16, DType::tf32})
     for (Layout layout : {Layout::row_major, Layout::col_major})
       for (int variant = 0; variant < 3; ++variant) {
@@ -69,6 +70,7 @@ TEST(AlignedCopyPlan, TheCopyIsWhatTheKernelsNeed) {
         EXPECT_EQ(plan.a.lines, lines);
         EXPECT_EQ(plan.a.length, length);
         EXPECT_GE(plan.a.ld, length);
+        EXPECT_EQ(plan.a.ld * dtype_size(dtype) % kCopyLineBytes, 0);  // whole L2 lines
         EXPECT_EQ(plan.a.entries, 3);
         const GemmProblem q = with_aligned_copies(p, plan, const_cast<void*>(address()));
         EXPECT_TRUE(vector_aligned(view_of(q.a, q.m, q.k), dtype_size(dtype))) << variant;

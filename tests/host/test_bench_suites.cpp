@@ -71,7 +71,7 @@ TEST(BenchSuites, CsvHasAHeaderAndOneLinePerRow) {
 
 TEST(BenchSuites, CsvNoteIsOneQuotedField) {
   BenchRow r = row("unaligned", 10, 20);
-  r.note = "operands copied to 16-byte aligned lines first: a ld 4093 -> 4096, b ld 4097 -> 4104";
+  r.note = "operands copied to 128-byte aligned lines first: a ld 4093 -> 4096, b ld 4097 -> 4160";
   std::ostringstream out;
   write_csv(out, {r, row("square", 10, 20)});
   const std::string csv = out.str();
