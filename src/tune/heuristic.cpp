@@ -58,12 +58,32 @@ int64_t programs(const KernelConfig& c, const GemmProblem& p) {
 // a tile's rows times K, times the programs the SM runs in turn. Where a program is alone on its
 // SM, its K step is bound by what the SM takes in (docs/perf-notes.md, sm90 v11), so of two
 // configs that both leave SMs idle the lighter one finishes first.
+// Rounds of one program per SM that the config's programs take.
+int64_t waves(const KernelConfig& c, const GemmProblem& p, int sms) {
+  return cdiv(programs(c, p), int64_t(std::max(sms, 1)));
+}
+
 double busiest_sm_rows(const KernelConfig& c, const GemmProblem& p, int sms) {
-  const int64_t waves = cdiv(programs(c, p), int64_t(std::max(sms, 1)));
-  return double(waves) * double(c.block_m + c.block_n) * double(p.k);
+  return double(waves(c, p, sms)) * double(c.block_m + c.block_n) * double(p.k);
 }
 
 }  // namespace
+
+KernelConfig turned_if_lighter(const KernelConfig& c, const std::vector<KernelConfig>& configs,
+                               const GemmProblem& p, int sms) {
+  for (const KernelConfig& t : configs) {
+    const bool turned = t.block_m == c.block_n && t.block_n == c.block_m &&
+                        t.block_k == c.block_k && t.num_stages == c.num_stages &&
+                        t.num_warps == c.num_warps && t.cluster_m == c.cluster_m &&
+                        t.split_k == c.split_k && ping_pong(t) == ping_pong(c);
+    if (turned && waves(t, p, sms) < waves(c, p, sms)) {
+      KernelConfig out = t;
+      out.group_size_m = c.group_size_m;
+      return out;
+    }
+  }
+  return c;
+}
 
 KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& p, int sms) {
   // Ping-pong (sm90) for an epilogue beyond alpha*AB over a short K (up to 2048), when every SM
@@ -86,6 +106,9 @@ KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmPr
       by_area.begin(), by_area.end(), [&](const KernelConfig& x, const KernelConfig& y) {
         const int64_t ax = int64_t(x.block_m) * x.block_n, ay = int64_t(y.block_m) * y.block_n;
         if (ax != ay) return ax > ay;
+        // Of two equal tiles, the one with fewer waves (turned_if_lighter), then the one whose
+        // aspect follows the problem's.
+        if (const int64_t wx = waves(x, p, sms), wy = waves(y, p, sms); wx != wy) return wx < wy;
         if (x.block_m != y.block_m) return tall ? x.block_m > y.block_m : x.block_n > y.block_n;
         // The same tile: the deeper slice (half the barriers per mma; sm80 v4 in perf-notes).
         if (x.block_k != y.block_k) return x.block_k > y.block_k;
@@ -149,6 +172,14 @@ HeuristicChoice heuristic(const GemmProblem& p, const std::string& kernel_name,
         choice.kernel->can_implement(p, best->config).empty()) {
       choice.config = best->config;
       choice.rule = "table";
+      // The tuned shape's tile may leave this one a partial wave that the same tile turned
+      // does not.
+      const KernelConfig turned =
+          turned_if_lighter(best->config, choice.kernel->info.configs, p, sms);
+      if (!(turned == best->config) && choice.kernel->can_implement(p, turned).empty()) {
+        choice.config = turned;
+        choice.rule = "table, turned";
+      }
       return choice;
     }
   }

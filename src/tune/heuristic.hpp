@@ -33,18 +33,27 @@ const TunedRow* nearest_tuned(const TunedTable& table, const GemmProblem& proble
 struct HeuristicChoice {
   const gpu::Kernel* kernel = nullptr;
   KernelConfig config;
-  std::string rule;  // "table" or "rules"
+  std::string rule;  // "table", "table, turned" (turned_if_lighter) or "rules"
 };
 
 // The rules, for a kernel's compiled configs: the largest tile that still gives at least 7/8 of
-// the `sms` SMs a program (of equal areas, the one shaped like the problem, then the deeper
-// slice, then the stages that suit K's length, then the first in the list), unless a larger tile
+// the `sms` SMs a program (of equal areas, the one with fewer waves, then the one shaped like the
+// problem, then the deeper slice, then the stages that suit K's length, then the first in the
+// list), unless a larger tile
 // before it loads less into its busiest SM; else the config whose busiest SM loads the least.
 // Before all that, an epilogue beyond alpha*AB over K <= 2048 takes a ping-pong config (sm90)
 // where every SM gets two of its tiles. Split-K configs, and ping-pong otherwise, are left to the
 // autotuner.
 KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& problem,
                           int sms);
+
+// The same config with BLOCK_SIZE_M and BLOCK_SIZE_N swapped, if `configs` has it (same slice,
+// stages, warps, cluster and split; GROUP_SIZE_M kept) and it needs fewer waves of `sms`
+// programs; else `config`. A tuned shape's tile may leave a problem just past a multiple of it
+// a partial wave that the turned tile does not: 4095 x 4097 is 544 tiles of 128x256 (5 waves on
+// 132 SMs) and 528 of 256x128 (4).
+KernelConfig turned_if_lighter(const KernelConfig& config, const std::vector<KernelConfig>& configs,
+                               const GemmProblem& problem, int sms);
 
 // `kernel_name`: "auto" or a kernel; `gpu_name`: the device's name (the table applies to its GPU).
 HeuristicChoice heuristic(const GemmProblem& problem, const std::string& kernel_name,

@@ -52,6 +52,10 @@ TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
   EXPECT_EQ(pick(8192, 8192, 1024), "128x256x64/g8/s4/w12/wt64x256");
   // Taller than wide: of equal tiles, the tall one.
   EXPECT_EQ(pick(16384, 1024, 4096), "256x128x64/g8/s4/w12/wt128x128");
+  // Before the shape, the waves: 4095 x 4097 is 544 tiles of 128x256 (5 waves on 132 SMs) and 528
+  // of 256x128 (4); 4097 x 4095 the other way round.
+  EXPECT_EQ(pick(4095, 4097, 4093), "256x128x64/g8/s4/w12/wt128x128");
+  EXPECT_EQ(pick(4097, 4095, 4093), "128x256x64/g8/s4/w12/wt64x256");
   // 128 tiles of 128x64 fill the GPU.
   EXPECT_EQ(pick(1024, 1024, 1024), "128x64x64/g8/s8/w12/wt64x64");
   // Nothing fills the SMs: the tile whose program loads the fewest rows, 12 stages deep for 32
@@ -96,6 +100,31 @@ TEST(RulesConfig, PingPongForAGeneralEpilogueOverAShortK) {
   GemmProblem scaled_c = problem(8192, 8192, 1024);
   scaled_c.epilogue.beta = 0.5f;
   EXPECT_EQ(to_string(rules_config(configs, scaled_c, 132)), "128x128x64/g8/s5/w12/wt128x128");
+}
+
+TEST(Heuristic, ATunedTileIsTurnedWhereThatSavesAWave) {
+  std::vector<KernelConfig> configs;
+  for (const char* text : {"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
+                           "256x128x64/g8/s4/w12/wt128x128", "256x128x64/g8/s4/w12/wt128x128/c2",
+                           "128x64x64/g8/s8/w12/wt64x64"}) {
+    configs.push_back(*parse_kernel_config(text));
+  }
+  const auto turn = [&](const char* tuned, int64_t m, int64_t n, int64_t k) {
+    return to_string(
+        turned_if_lighter(*parse_kernel_config(tuned), configs, problem(m, n, k), 132));
+  };
+  // 544 tiles (5 waves) against 528 (4); the tuned GROUP_SIZE_M stays.
+  EXPECT_EQ(turn("128x256x64/g16/s4/w12/wt64x256", 4095, 4097, 4093),
+            "256x128x64/g16/s4/w12/wt128x128");
+  EXPECT_EQ(turn("128x256x64/g8/s4/w12/wt64x256/c2", 4095, 4097, 4093),
+            "256x128x64/g8/s4/w12/wt128x128/c2");
+  // As many waves either way, or more turned: kept.
+  EXPECT_EQ(turn("128x256x64/g16/s4/w12/wt64x256", 4096, 4096, 4096),
+            "128x256x64/g16/s4/w12/wt64x256");
+  EXPECT_EQ(turn("128x256x64/g16/s4/w12/wt64x256", 4097, 4095, 4093),
+            "128x256x64/g16/s4/w12/wt64x256");
+  // No turned twin in the list: kept.
+  EXPECT_EQ(turn("128x64x64/g8/s8/w12/wt64x64", 1000, 4097, 1000), "128x64x64/g8/s8/w12/wt64x64");
 }
 
 TEST(RulesConfig, OfEqualTilesTheDeeperSlice) {
