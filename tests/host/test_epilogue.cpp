@@ -1,11 +1,13 @@
 // The epilogue's run store (epilogue_store_run), which the tensor-core kernel uses for 16-byte
-// writes of D, against its element-by-element form (epilogue_store).
+// writes of D, against its element-by-element form (epilogue_store); the runs shifted onto D's
+// 16-byte boundaries (aligned_runs.hpp).
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <random>
 #include <vector>
 
+#include "epilogue/aligned_runs.hpp"
 #include "epilogue/epilogue.hpp"
 
 namespace tilegemm {
@@ -69,6 +71,44 @@ TEST(Epilogue, UnalignedRunStoresElementByElement) {
   b.params.d.data = b.d_run.data();
   epilogue_store_run(b.params, 0, 2, 1, 8, /*aligned=*/false, acc);  // starts at column 1
   EXPECT_EQ(b.d_run, b.d_elements);
+}
+
+TEST(AlignedRuns, ShiftedRunsCoverARowOnceAndStartOnBoundaries) {
+  // A row of 128 tile outputs of which `valid` lie inside D, its first output `misalign` bytes
+  // past a 16-byte boundary: runs 0 .. 16 cover each valid output once, every run marked aligned
+  // starts on a boundary, and only the first and the last run of the row are partial.
+  const uintptr_t base = uintptr_t(1) << 20;
+  for (int element_size : {2, 4})
+    for (int misalign = 0; misalign < 16; misalign += element_size)
+      for (int valid : {1, 5, 8, 9, 63, 64, 100, 127, 128}) {
+        const uintptr_t address = base + misalign;
+        const int shift = run_shift(address, element_size);
+        ASSERT_EQ((address - uintptr_t(shift) * element_size) % 16, 0u);
+        std::vector<int> covered(valid, 0);
+        int partial = 0;
+        for (int run = 0; run <= 128 / 8; ++run) {
+          const OutputRun r = shifted_run(run, shift, valid);
+          if (r.count == 0) continue;
+          ASSERT_GE(r.begin, 0);
+          ASSERT_LE(r.begin + r.count, valid);
+          ASSERT_LE(r.count, 8);
+          for (int j = 0; j < r.count; ++j) ++covered[r.begin + j];
+          if (r.aligned) {
+            EXPECT_EQ((address + uintptr_t(r.begin) * element_size) % 16, 0u)
+                << element_size << " " << misalign << " " << valid << " " << run;
+          }
+          if (!r.aligned || r.count < 8) ++partial;
+        }
+        EXPECT_EQ(covered, std::vector<int>(valid, 1)) << element_size << " " << misalign;
+        EXPECT_LE(partial, 2);
+      }
+  // Unshifted, the runs are the tile's own: 8r .. 8r+7, aligned, none past the row's end.
+  for (int run = 0; run < 128 / 8; ++run) {
+    const OutputRun r = shifted_run(run, 0, 100);
+    EXPECT_EQ(r.begin, 8 * run);
+    EXPECT_EQ(r.count, run < 12 ? 8 : (run == 12 ? 4 : 0));
+    EXPECT_TRUE(r.aligned);
+  }
 }
 
 }  // namespace

@@ -31,6 +31,7 @@
 #include <mutex>
 #include <tuple>
 
+#include "epilogue/aligned_runs.hpp"
 #include "epilogue/epilogue_stores.cuh"
 #include "kernels/cuda_check.hpp"
 #include "kernels/kernel_common.cuh"
@@ -737,6 +738,41 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
           const int m = r / kRunsPerRow, n = (r % kRunsPerRow) * 8;
           const float4* run = reinterpret_cast<const float4*>(&tile_out[m * kPitch + n]);
           store_scaled_run8(e, work.batch, work.row0 + m, work.col0 + n, run[0], run[1]);
+        }
+      } else if (d_row_major && !d_aligned && e.d.dtype != DType::fp32) {
+        // A 16-bit D whose rows are not 16-byte aligned (an odd ldd, say): runs at the tile's
+        // columns would all leave element by element. Each row's runs are shifted back to the
+        // 16-byte boundary before it (aligned_runs.hpp), so that all but its first and last leave
+        // in one 16-byte store: +1-3 % at fp16 4095 x 4097 x 4093 with ldd 4097. An fp32 D's
+        // runs, two 16-byte stores each, lost 1 % this way (docs/perf-notes.md, sm80 v8).
+        constexpr int kRunsPerRow = S::BN / 8 + 1;
+        const bool fp16 = e.d.dtype == DType::fp16;
+#pragma unroll 1
+        for (int r = threadIdx.x; r < S::BM * kRunsPerRow; r += S::kThreads) {
+          const int m = r / kRunsPerRow;
+          if (m >= work.rows_valid) continue;
+          const int64_t row = work.row0 + m, first = e.d.offset(work.batch, row, work.col0);
+          const OutputRun run = shifted_run(
+              r % kRunsPerRow,
+              run_shift(reinterpret_cast<uintptr_t>(e.d.data) + uintptr_t(first) * 2, 2),
+              work.cols_valid);
+          if (run.count == 0) continue;
+          float v[8];
+#pragma unroll
+          for (int j = 0; j < 8; ++j) {  // past the run's end, a stand-in inside it, not stored
+            const int n = run.begin + (j < run.count ? j : 0);
+            v[j] = epilogue_value(e, work.batch, row, work.col0 + n, tile_out[m * kPitch + n]);
+          }
+          const int64_t at = first + run.begin;
+          if (run.aligned && run.count == 8) {
+            *reinterpret_cast<uint4*>(static_cast<uint16_t*>(e.d.data) + at) =
+                make_uint4(pack_pair(fp16, v[0], v[1]), pack_pair(fp16, v[2], v[3]),
+                           pack_pair(fp16, v[4], v[5]), pack_pair(fp16, v[6], v[7]));
+          } else {
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+              if (j < run.count) store_from_float(e.d.data, e.d.dtype, at + j, v[j]);
+          }
         }
       } else {
         const int run_extent = d_row_major ? S::BN : S::BM;  // along the run
