@@ -39,8 +39,8 @@ struct HeuristicChoice {
 // The rules, for a kernel's compiled configs: the largest tile that still gives at least 7/8 of
 // the `sms` SMs a program (of equal areas, the one with fewer waves, then the one shaped like the
 // problem, then the deeper slice, then the stages that suit K's length, then the first in the
-// list), unless a larger tile
-// before it loads less into its busiest SM; else the config whose busiest SM loads the least.
+// list), unless a larger tile before it loads less into its busiest SM; else the config whose
+// busiest SM loads the least.
 // Before all that, an epilogue beyond alpha*AB over K <= 2048 takes a ping-pong config (sm90)
 // where every SM gets two of its tiles. Split-K configs, and ping-pong otherwise, are left to the
 // autotuner.

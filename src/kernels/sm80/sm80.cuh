@@ -763,6 +763,8 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
             const int n = run.begin + (j < run.count ? j : 0);
             v[j] = epilogue_value(e, work.batch, row, work.col0 + n, tile_out[m * kPitch + n]);
           }
+          // Stored here, not by epilogue_store_run: a first build that called it kept the 8
+          // values on the stack in every sm80 kernel (docs/perf-notes.md, sm80 v8).
           const int64_t at = first + run.begin;
           if (run.aligned && run.count == 8) {
             *reinterpret_cast<uint4*>(static_cast<uint16_t*>(e.d.data) + at) =
