@@ -649,11 +649,20 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
     };
     const bool scaled_interior = d_row_major && d_aligned && scales_only(e) &&
                                  work.rows_valid == S::BM && work.cols_valid == S::BN;
+    // From 16-bit inputs, an fp32 D whose rows are not 16-byte aligned takes the same path in
+    // 4-byte stores, each lane its own pairs: through shared memory it would lose the next item's
+    // early copies, which cost more than the scalar stores (bf16 4095 x 4097 x 4093 into fp32 D
+    // with ldd 4097: +11 %). tf32's interleaved columns lost 3 % this way (docs/perf-notes.md,
+    // sm80 v8).
+    const bool scaled_unaligned_fp32 = sizeof(T) == 2 && d_row_major && !d_aligned &&
+                                       e.d.dtype == DType::fp32 && scales_only(e) &&
+                                       work.rows_valid == S::BM && work.cols_valid == S::BN;
     // A 16-bit D with no next item to overlap goes through shared memory all the same: there its
     // 16-byte runs cost fewer instructions than the quad's trades (2.5 % at bf16 2048^3, where
     // each program has one tile). fp32 D gains either way: through shared memory it moves twice
     // the bytes.
-    if (scaled_interior && (next_index < work_items || e.d.dtype == DType::fp32)) {
+    if ((scaled_interior && (next_index < work_items || e.d.dtype == DType::fp32)) ||
+        scaled_unaligned_fp32) {
       static_assert(S::WN % 32 == 0, "the quad trades the pairs of n8 tiles four at a time");
       __syncthreads();  // every warp is done reading the stages that the next copies overwrite
       if (next_index < work_items) start_loads(next);
@@ -662,7 +671,14 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int64_t row = e.d.offset(work.batch, work.row0 + tile_row(i, h), work.col0);
-          if constexpr (kInterleavedB) {
+          if (scaled_unaligned_fp32) {
+            float* d = static_cast<float*>(e.d.data) + row + warp_n0;
+#pragma unroll
+            for (int j = 0; j < kMmaN; ++j) {
+              d[j * 8 + 2 * t] = e.alpha * acc[i][j][2 * h];
+              d[j * 8 + 2 * t + 1] = e.alpha * acc[i][j][2 * h + 1];
+            }
+          } else if constexpr (kInterleavedB) {
             // Columns 2t + c of n8 tiles j..j+3 are values 4(2t + c) + q of their 32: four
             // consecutive columns.
 #pragma unroll
