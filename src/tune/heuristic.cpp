@@ -69,8 +69,8 @@ double busiest_sm_rows(const KernelConfig& c, const GemmProblem& p, int sms) {
 
 }  // namespace
 
-KernelConfig turned_if_lighter(const KernelConfig& c, const std::vector<KernelConfig>& configs,
-                               const GemmProblem& p, int sms) {
+KernelConfig turned_if_fewer_waves(const KernelConfig& c, const std::vector<KernelConfig>& configs,
+                                   const GemmProblem& p, int sms) {
   for (const KernelConfig& t : configs) {
     const bool turned = t.block_m == c.block_n && t.block_n == c.block_m &&
                         t.block_k == c.block_k && t.num_stages == c.num_stages &&
@@ -106,7 +106,7 @@ KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmPr
       by_area.begin(), by_area.end(), [&](const KernelConfig& x, const KernelConfig& y) {
         const int64_t ax = int64_t(x.block_m) * x.block_n, ay = int64_t(y.block_m) * y.block_n;
         if (ax != ay) return ax > ay;
-        // Of two equal tiles, the one with fewer waves (turned_if_lighter), then the one whose
+        // Of two equal tiles, the one with fewer waves (turned_if_fewer_waves), then the one whose
         // aspect follows the problem's.
         if (const int64_t wx = waves(x, p, sms), wy = waves(y, p, sms); wx != wy) return wx < wy;
         if (x.block_m != y.block_m) return tall ? x.block_m > y.block_m : x.block_n > y.block_n;
@@ -175,7 +175,7 @@ HeuristicChoice heuristic(const GemmProblem& p, const std::string& kernel_name,
       // The tuned shape's tile may leave this one a partial wave that the same tile turned
       // does not.
       const KernelConfig turned =
-          turned_if_lighter(best->config, choice.kernel->info.configs, p, sms);
+          turned_if_fewer_waves(best->config, choice.kernel->info.configs, p, sms);
       if (!(turned == best->config) && choice.kernel->can_implement(p, turned).empty()) {
         choice.config = turned;
         choice.rule = "table, turned";

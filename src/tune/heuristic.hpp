@@ -33,7 +33,7 @@ const TunedRow* nearest_tuned(const TunedTable& table, const GemmProblem& proble
 struct HeuristicChoice {
   const gpu::Kernel* kernel = nullptr;
   KernelConfig config;
-  std::string rule;  // "table", "table, turned" (turned_if_lighter) or "rules"
+  std::string rule;  // "table", "table, turned" (turned_if_fewer_waves) or "rules"
 };
 
 // The rules, for a kernel's compiled configs: the largest tile that still gives at least 7/8 of
@@ -52,8 +52,9 @@ KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmPr
 // programs; else `config`. A tuned shape's tile may leave a problem just past a multiple of it
 // a partial wave that the turned tile does not: 4095 x 4097 is 544 tiles of 128x256 (5 waves on
 // 132 SMs) and 528 of 256x128 (4).
-KernelConfig turned_if_lighter(const KernelConfig& config, const std::vector<KernelConfig>& configs,
-                               const GemmProblem& problem, int sms);
+KernelConfig turned_if_fewer_waves(const KernelConfig& config,
+                                   const std::vector<KernelConfig>& configs,
+                                   const GemmProblem& problem, int sms);
 
 // `kernel_name`: "auto" or a kernel; `gpu_name`: the device's name (the table applies to its GPU).
 HeuristicChoice heuristic(const GemmProblem& problem, const std::string& kernel_name,

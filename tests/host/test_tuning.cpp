@@ -111,7 +111,7 @@ TEST(Heuristic, ATunedTileIsTurnedWhereThatSavesAWave) {
   }
   const auto turn = [&](const char* tuned, int64_t m, int64_t n, int64_t k) {
     return to_string(
-        turned_if_lighter(*parse_kernel_config(tuned), configs, problem(m, n, k), 132));
+        turned_if_fewer_waves(*parse_kernel_config(tuned), configs, problem(m, n, k), 132));
   };
   // 544 tiles (5 waves) against 528 (4); the tuned GROUP_SIZE_M stays.
   EXPECT_EQ(turn("128x256x64/g16/s4/w12/wt64x256", 4095, 4097, 4093),
