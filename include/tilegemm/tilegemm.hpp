@@ -164,9 +164,10 @@ struct KernelInfo {
   std::string description;
   KernelConfig default_config;
   std::vector<KernelConfig> configs;  // every config this build instantiates
-  // Dtypes of A and B it takes. Each config takes them all, with one exception the kernel names
-  // when it refuses a problem: sm80's BLOCK_SIZE_K 64 configs take fp16 and bf16 with 16-byte
-  // aligned rows only.
+  // Dtypes of A and B it takes. Each config takes them all, with exceptions the kernel names when
+  // it refuses a problem: sm80's BLOCK_SIZE_K 64 configs take fp16 and bf16 with 16-byte aligned
+  // rows only; sm90's configs are compiled for 128 bytes of K per stage, BLOCK_SIZE_K 64 for fp16
+  // and bf16 and 32 for tf32.
   std::vector<DType> input_dtypes;
 };
 

@@ -47,7 +47,7 @@ bool takes_dtype(const Kernel& k, DType d) {
 const Kernel* auto_kernel(const GemmProblem& p) {
   for (const char* name : kAutoPreference) {
     const Kernel* k = find_kernel(name);
-    if (k && k->can_implement(p, k->info.default_config).empty()) return k;
+    if (k && k->can_implement(p, k->default_for(p.a.dtype)).empty()) return k;
   }
   return find_kernel("warptile");
 }
@@ -58,7 +58,7 @@ std::string auto_kernel_note(const GemmProblem& p, const Kernel& chosen) {
     const Kernel* k = find_kernel(name);
     if (k == &chosen) break;
     if (k == nullptr || !takes_dtype(*k, p.a.dtype)) continue;
-    if (std::string why = k->can_implement(p, k->info.default_config); !why.empty()) {
+    if (std::string why = k->can_implement(p, k->default_for(p.a.dtype)); !why.empty()) {
       note.append(note.empty() ? "" : "; ").append(name).append(" not used: ").append(why);
     }
   }

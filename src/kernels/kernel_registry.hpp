@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,13 @@ struct Kernel {
   std::function<int64_t(const KernelConfig&, DType)> shared_bytes = [](const KernelConfig&, DType) {
     return 0;
   };
+  // Input types whose configs are compiled apart from the default's (sm90: tf32, BLOCK_SIZE_K
+  // 32), with the first of theirs. The kernel choice asks can_implement about default_for(type).
+  std::map<DType, KernelConfig> type_defaults{};
+  const KernelConfig& default_for(DType dtype) const {
+    const auto it = type_defaults.find(dtype);
+    return it == type_defaults.end() ? info.default_config : it->second;
+  }
 };
 
 // Each kernel file defines one of these.

@@ -162,14 +162,14 @@ Status tunable_kernels(const GemmProblem& p, const std::string& name,
                        std::vector<const gpu::Kernel*>* out) {
   if (name.empty() || name == "auto") {
     for (const gpu::Kernel& k : gpu::kernels()) {
-      if (k.can_implement(p, k.info.default_config).empty()) out->push_back(&k);
+      if (k.can_implement(p, k.default_for(p.a.dtype)).empty()) out->push_back(&k);
     }
     if (out->empty()) return {StatusCode::not_supported, "no kernel takes this problem"};
     return Status::success();
   }
   const gpu::Kernel* k = gpu::find_kernel(name);
   if (k == nullptr) return {StatusCode::invalid_argument, "kernel '" + name + "' does not exist"};
-  if (std::string why = k->can_implement(p, k->info.default_config); !why.empty()) {
+  if (std::string why = k->can_implement(p, k->default_for(p.a.dtype)); !why.empty()) {
     return {StatusCode::invalid_argument, why};
   }
   out->push_back(k);

@@ -21,53 +21,59 @@ uint32_t tma_byte(uint32_t box_start, int row, int byte_in_row) {
   return box_start + row * kRowBytes + chunk * 16 + byte_in_row % 16;
 }
 
-// Where the tile puts operand element (mn, k), as TMA writes it: box after box, each with its
-// own rows (K-major: box_mn rows of K; MN-major: 64 K rows of 64 MN values).
-uint32_t tma_element(const OperandTile& t, int mn, int k) {
+// Where the tile puts operand element (mn, k) of `bytes` bytes, as TMA writes it: box after box,
+// each with its own rows (K-major: box_mn rows of K; MN-major: 64 K rows of 64 MN values).
+uint32_t tma_element(const OperandTile& t, int mn, int k, int bytes) {
   const int box = mn / t.box_mn(), in_box = mn % t.box_mn();
-  if (!t.mn_major) return tma_byte(box * t.box_bytes(), in_box, k * kElementBytes);
-  return tma_byte(box * t.box_bytes(), k, in_box * kElementBytes);
+  if (!t.mn_major) return tma_byte(box * t.box_bytes(), in_box, k * bytes);
+  return tma_byte(box * t.box_bytes(), k, in_box * bytes);
 }
 
 // Where wgmma reads element (mn, k) of the slice a descriptor names (PTX ISA, the canonical
 // 128-byte-swizzle layouts): the unswizzled address from the start, leading and stride byte
 // offsets, then the swizzle applied to the address bits (bits 4-6 ^= bits 7-9).
-uint32_t wgmma_element(const OperandTile& t, uint64_t descriptor, int mn, int k) {
+uint32_t wgmma_element(const OperandTile& t, uint64_t descriptor, int mn, int k, int bytes) {
   const uint32_t start = uint32_t(descriptor & 0x3FFF) << 4;
   const uint32_t leading = uint32_t(descriptor >> 16 & 0x3FFF) << 4;
   const uint32_t stride = uint32_t(descriptor >> 32 & 0x3FFF) << 4;
   EXPECT_EQ(descriptor >> 62, 1u) << "128-byte swizzle mode";
   uint32_t linear;
   if (t.mn_major) {
-    linear = start + (mn / kMnBlock) * leading + (mn % kMnBlock) * kElementBytes +
-             (k / 8) * stride + (k % 8) * kRowBytes;
+    linear = start + (mn / kMnBlock) * leading + (mn % kMnBlock) * bytes + (k / 8) * stride +
+             (k % 8) * kRowBytes;
   } else {
-    linear = start + (mn / 8) * stride + (mn % 8) * kRowBytes + k * kElementBytes;
+    linear = start + (mn / 8) * stride + (mn % 8) * kRowBytes + k * bytes;
   }
   return linear ^ ((linear >> 7 & 7) << 4);
 }
 
 TEST(Sm90Layout, DescriptorsReadEveryElementWhereTmaWroteIt) {
-  // parts = 2: the tile loaded by the two programs of a cluster, half the boxes each.
-  for (bool mn_major : {false, true})
-    for (int rows : {64, 128, 256})
-      for (int parts : {1, 2}) {
-        if (mn_major && rows / kMnBlock % parts != 0) continue;
-        const OperandTile tile{rows, mn_major, parts};
-        // A wgmma slice: 64 rows of A from a multiple of 64, or all rows of B; 16 values of K.
-        for (int mn0 = 0; mn0 < rows; mn0 += 64)
-          for (int ks = 0; ks < kBlockK / kMmaK; ++ks) {
-            const uint64_t d = tile.descriptor(0, mn0, ks);
-            const int extent = mn0 == 0 ? rows : 64;
-            for (int mn = 0; mn < extent && mn0 + mn < rows; ++mn)
-              for (int k = 0; k < kMmaK; ++k) {
-                ASSERT_EQ(wgmma_element(tile, d, mn, k),
-                          tma_element(tile, mn0 + mn, ks * kMmaK + k))
-                    << (mn_major ? "MN" : "K") << "-major rows=" << rows << " mn0=" << mn0
-                    << " parts=" << parts << " ks=" << ks << " mn=" << mn << " k=" << k;
-              }
-          }
-      }
+  // parts = 2: the tile loaded by the two programs of a cluster, half the boxes each. 16-bit
+  // elements in both layouts; tf32 (4 bytes, 8 values of K per wgmma) K-major, the only way
+  // wgmma reads it.
+  for (int bytes : {2, 4})
+    for (bool mn_major : {false, true})
+      for (int rows : {64, 128, 256})
+        for (int parts : {1, 2}) {
+          if (mn_major && (bytes != 2 || rows / kMnBlock % parts != 0)) continue;
+          const OperandTile tile{rows, mn_major, parts};
+          const int mma_k = kMmaKBytes / bytes;
+          EXPECT_EQ(kMmaPerStage * mma_k, block_k_for(bytes));
+          // A wgmma slice: 64 rows of A from a multiple of 64, or all rows of B; mma_k of K.
+          for (int mn0 = 0; mn0 < rows; mn0 += 64)
+            for (int ks = 0; ks < kMmaPerStage; ++ks) {
+              const uint64_t d = tile.descriptor(0, mn0, ks);
+              const int extent = mn0 == 0 ? rows : 64;
+              for (int mn = 0; mn < extent && mn0 + mn < rows; ++mn)
+                for (int k = 0; k < mma_k; ++k) {
+                  ASSERT_EQ(wgmma_element(tile, d, mn, k, bytes),
+                            tma_element(tile, mn0 + mn, ks * mma_k + k, bytes))
+                      << bytes << "-byte " << (mn_major ? "MN" : "K") << "-major rows=" << rows
+                      << " mn0=" << mn0 << " parts=" << parts << " ks=" << ks << " mn=" << mn
+                      << " k=" << k;
+                }
+            }
+        }
 }
 
 TEST(Sm90Layout, DescriptorBitFields) {
@@ -85,10 +91,10 @@ TEST(Sm90Layout, StoreChunksAreTheLayoutTmaStoresRead) {
   for (int row = 0; row < kStoreRows; ++row)
     for (int col = 0; col < kStoreColumns; ++col) {
       const uint32_t at = store_chunk_offset(row, col);
-      ASSERT_EQ(at, tma_byte(0, row, col * kElementBytes)) << row << "," << col;
+      ASSERT_EQ(at, tma_byte(0, row, col * kStoreElementBytes)) << row << "," << col;
       seen.insert(at);
     }
-  EXPECT_EQ(seen.size(), size_t(kStoreChunkBytes / kElementBytes));
+  EXPECT_EQ(seen.size(), size_t(kStoreChunkBytes / kStoreElementBytes));
   // A warp's store of one column pair per lane (lanes: 8 rows x 4 pairs, a 16-byte chunk per
   // row) touches each of the 32 banks once.
   for (int block = 0; block < kStoreColumns / 8; ++block) {

@@ -3,9 +3,11 @@
 // Hardware: the tensor memory accelerator (cp.async.bulk.tensor) fills shared memory from tensor
 // maps made on the host, completing on mbarriers; wgmma.mma_async reads both operands straight
 // from shared memory through descriptors; setmaxnreg moves registers between warpgroups.
-// Config: BLOCK_SIZE_M x BLOCK_SIZE_N x 64, GROUP_SIZE_M, num_stages; num_warps is 12 (three
-// warpgroups), 8 for 64-row tiles (two), and the "warp tile" is the part of the tile each math
-// warpgroup owns, e.g. 128x256x64/g8/s4/w12/wt64x256. Compiled shapes: `Shapes` below.
+// Config: BLOCK_SIZE_M x BLOCK_SIZE_N x BLOCK_SIZE_K (64 for fp16 and bf16, 32 for tf32: 128 bytes
+// of K either way), GROUP_SIZE_M, num_stages; num_warps is 12 (three warpgroups), 8 for 64-row
+// tiles (two), and the "warp tile" is the part of the tile each math warpgroup owns, e.g.
+// 128x256x64/g8/s4/w12/wt64x256. Compiled shapes: `Shapes` and `Tf32Shapes` below. tf32 takes
+// K-major A and B only (row-major A, column-major B): wgmma has no transposed tf32 operands.
 // docs/hopper.md has the long form, with a diagram.
 //
 //   roles      warpgroup 0 is the producer: one of its threads issues every TMA copy, the rest
@@ -21,8 +23,9 @@
 //              runs ahead into the next tile while the consumers finish the last one, so the
 //              epilogue of one tile overlaps the loads of the next. Split-K configs (/k2) give
 //              each tile a cluster of two CTAs, each taking half of the K steps.
-//   mainloop   per stage, each consumer issues 4 x (WM/64) wgmma m64nBNk16, commits them, and
-//              waits until only this stage's group is in flight, then frees the previous stage.
+//   mainloop   per stage, each consumer issues 4 x (WM/64) wgmma m64nBNk16 (k8 for tf32),
+//              commits them, and waits until only this stage's group is in flight, then frees
+//              the previous stage.
 //   epilogue   D in fp16/bf16, row-major, that a tensor map can describe: through shared memory,
 //              64x64 chunks that TMA stores while the consumer moves on. D = alpha*AB: what does
 //              not fit in the buffers waits in registers and goes out during the next tile's K
@@ -76,10 +79,13 @@ namespace tilegemm::sm90 {
 // issued the last K step of the tile before (await_turn). So the two mainloops follow each other
 // on the tensor cores, and each consumer's epilogue runs during the other's mainloop. Its config
 // names a warpgroup tile as large as the tile (wt<BM>x<BN>) with 12 warps.
+// ELEMENT_BYTES_: of the input type, 2 (fp16, bf16) or 4 (tf32); a stage holds 128 bytes of K.
 template <int BM_, int BN_, int STAGES_, int CLUSTER_M_ = 1, int SPLIT_K_ = 1,
-          bool PING_PONG_ = false>
+          bool PING_PONG_ = false, int ELEMENT_BYTES_ = 2>
 struct Sm90Shape {
   static constexpr int BM = BM_, BN = BN_, kStages = STAGES_, kClusterM = CLUSTER_M_;
+  static constexpr int kElementBytes = ELEMENT_BYTES_;
+  static constexpr int BK = block_k_for(kElementBytes);  // values of K per stage
   static constexpr int kSplitK = SPLIT_K_;
   static constexpr bool kPingPong = PING_PONG_;
   static constexpr int kClusterSize = kClusterM * kSplitK;
@@ -108,7 +114,7 @@ struct Sm90Shape {
   static KernelConfig config() {
     return {.block_m = BM,
             .block_n = BN,
-            .block_k = kBlockK,
+            .block_k = BK,
             .group_size_m = 8,
             .num_stages = kStages,
             .num_warps = kThreads / 32,
@@ -138,6 +144,22 @@ using Shapes =
                Sm90Shape<256, 128, 4, 2>, Sm90Shape<128, 128, 6>, Sm90Shape<128, 128, 6, 2>,
                Sm90Shape<128, 64, 8>, Sm90Shape<128, 64, 6, 1, 2>, Sm90Shape<64, 64, 8>,
                Sm90Shape<64, 64, 12>, Sm90Shape<128, 128, 5, 1, 1, true>>;
+
+// The same shapes for tf32 (BLOCK_SIZE_K 32): a stage has the same bytes and a K step the same
+// four wgmma, each k8 at half the 16-bit rate, so the pipeline's timing carries over.
+template <class S>
+using Tf32Shape = Sm90Shape<S::BM, S::BN, S::kStages, S::kClusterM, S::kSplitK, S::kPingPong, 4>;
+template <class Tuple>
+struct Tf32Of;
+template <class... S>
+struct Tf32Of<std::tuple<S...>> {
+  using type = std::tuple<Tf32Shape<S>...>;
+};
+using Tf32Shapes = Tf32Of<Shapes>::type;
+
+// The compiled shapes for input type T (float: tf32).
+template <typename T>
+using ShapesFor = std::conditional_t<std::is_same_v<T, float>, Tf32Shapes, Shapes>;
 
 // Registers per thread after the hand-over: 128 x 40 + 256 x 232 = 64512 of the SM's 65536. With
 // one consumer (256 threads) every thread may have 255 from the start, and none change hands.
@@ -762,6 +784,8 @@ __global__ void __launch_bounds__(S::kThreads, 1)
               const __grid_constant__ CUtensorMap map_d, const __grid_constant__ CUtensorMap map_c,
               GemmArgs args, bool pairs, StoreRoute route, bool c_tma) {
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
+  static_assert(sizeof(T) == S::kElementBytes, "a shape compiled for this input type");
+  static_assert(sizeof(T) == 2 || (!A_MN && !B_MN), "tf32: K-major operands only");
   constexpr OperandTile kTileA{S::BM, A_MN}, kTileB{S::BN, B_MN};
   constexpr uint32_t kStageBytes = kTileA.bytes() + kTileB.bytes();
   // Shared memory: A stages, B stages, the store chunks, split-K's partial sums, then the
@@ -801,7 +825,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   };
   // This program's K steps of every tile: k_begin .. k_begin + k_steps - 1 (split-K: its share,
   // the first program's rounded up; the last one's may be empty when K is one step).
-  const int k_tiles = int(cdiv(args.k, kBlockK));
+  const int k_tiles = int(cdiv(args.k, S::BK));
   const int k_share = (k_tiles + S::kSplitK - 1) / S::kSplitK;
   const int k_begin = S::kSplitK == 1 ? 0 : min(rank_k() * k_share, k_tiles);
   const int k_steps = S::kSplitK == 1 ? k_tiles : min(k_share, k_tiles - k_begin);
@@ -818,9 +842,9 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     // The whole stage: A, and every part of B (the other programs' parts complete here too).
     cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
                                          cuda::ptx::space_shared, &full[stage], kStageBytes);
-    load_tile(map_a, kTileA, stages_a + stage * kTileA.bytes(), m0, kt * kBlockK, int(work.batch),
+    load_tile(map_a, kTileA, stages_a + stage * kTileA.bytes(), m0, kt * S::BK, int(work.batch),
               &full[stage]);
-    load_tile(map_b, kTileBParts, stages_b + stage * kTileB.bytes(), n0, kt * kBlockK,
+    load_tile(map_b, kTileBParts, stages_b + stage * kTileB.bytes(), n0, kt * S::BK,
               int(work.batch), &full[stage], rank_m(), S::kClusterM, kMulticast);
   };
   // Unless B is multicast, thread 0 loads the first tile's first num_stages K steps as soon as it
@@ -911,7 +935,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         const uint32_t b = shared_address(stages_b + stage * kTileB.bytes());
         wgmma_fence();
 #pragma unroll
-        for (int ks = 0; ks < kBlockK / kMmaK; ++ks)
+        for (int ks = 0; ks < kMmaPerStage; ++ks)
 #pragma unroll
           for (int i = 0; i < S::kMmaM; ++i) {
             Wgmma<T, S::BN, A_MN, B_MN>::run(acc[i], kTileA.descriptor(a, my_row + i * 64, ks),
@@ -1123,8 +1147,7 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
   constexpr int kSmem = int(shared_bytes(S::BM, S::BN, S::kStages, S::kSplitK, S::kPingPong));
 
   Status status;
-  auto go = [&](auto a_mn, auto b_mn) {
-    auto* kernel = sm90_gemm<T, S, decltype(a_mn)::value, decltype(b_mn)::value>;
+  auto launch_kernel = [&](auto* kernel) {
     status = cuda_status(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem),
         "sm90_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
@@ -1144,6 +1167,14 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
         "sm90_gemm: cudaLaunchKernelEx");
     if (status.ok()) status = check_launch("sm90_gemm");
   };
+  // tf32 has only the K-major instantiation (problem_check refuses the others).
+  auto go = [&](auto a_mn, auto b_mn) {
+    if constexpr (sizeof(T) == 4 && (decltype(a_mn)::value || decltype(b_mn)::value)) {
+      status = {StatusCode::not_supported, "kernel sm90: tf32 needs K-major A and B"};
+    } else {
+      launch_kernel(sm90_gemm<T, S, decltype(a_mn)::value, decltype(b_mn)::value>);
+    }
+  };
   using Yes = std::true_type;
   using No = std::false_type;
   auto with_b = [&](auto a_mn) { b.mn_major ? go(a_mn, Yes{}) : go(a_mn, No{}); };
@@ -1151,11 +1182,11 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
   return status;
 }
 
-// Every compiled shape for input type T: launches the one equal to `config`. One translation
-// unit per type (sm90_<type>.cu).
+// Every compiled shape for input type T (float: tf32): launches the one equal to `config`. One
+// translation unit per type (sm90_<type>.cu).
 template <typename T>
 Status launch_for_type(const GemmArgs& args, const KernelConfig& config, cudaStream_t stream) {
-  return launch_compiled_shape<Shapes>(
+  return launch_compiled_shape<ShapesFor<T>>(
       "sm90", config, [&](auto shape) { return launch_shape<decltype(shape), T>(args, stream); });
 }
 
@@ -1166,5 +1197,6 @@ int compiled_binary_version();
 extern template Status launch_for_type<__half>(const GemmArgs&, const KernelConfig&, cudaStream_t);
 extern template Status launch_for_type<__nv_bfloat16>(const GemmArgs&, const KernelConfig&,
                                                       cudaStream_t);
+extern template Status launch_for_type<float>(const GemmArgs&, const KernelConfig&, cudaStream_t);
 
 }  // namespace tilegemm::sm90

@@ -1,17 +1,20 @@
 // The sm90 kernel's shared-memory operand tiles, and the wgmma descriptors that read them.
 // Host and device: the host tests check that a descriptor finds every element where TMA put it.
 //
-// Every operand tile holds 64 values of K (one 128-byte row of 16-bit values) for each of its MN
-// rows, written by TMA with the 128-byte swizzle: inside each 1024-byte atom of 8 rows x 128 B,
-// the 16-byte chunk c of row r is stored at chunk c ^ (r % 8). That spreads the 8 rows a wgmma
-// reads at once over all 32 banks. The two ways an operand can lie in memory give two tiles:
+// Every operand tile holds one 128-byte row of K values for each of its MN rows -- 64 values of
+// a 16-bit type, 32 of tf32 (fp32 in memory) -- written by TMA with the 128-byte swizzle: inside
+// each 1024-byte atom of 8 rows x 128 B, the 16-byte chunk c of row r is stored at chunk
+// c ^ (r % 8). That spreads the 8 rows a wgmma reads at once over all 32 banks. The two ways an
+// operand can lie in memory give two tiles:
 //
-//   K-major  (A row-major, B column-major): one TMA box of 64 K x MN rows. Row mn is 128 B of K.
-//            A wgmma reads 8-row groups 1024 B apart (the stride byte offset); the next 16 values
-//            of K start 32 B further along the row.
-//   MN-major (A column-major, B row-major): MN/64 TMA boxes of 64 MN x 64 K rows, 8 KB each. Row
-//            k is 128 B of MN. Groups of 8 K rows are 1024 B apart (stride byte offset), blocks
-//            of 64 MN 8 KB apart (leading byte offset); the next 16 values of K start 2 KB on.
+//   K-major  (A row-major, B column-major): one TMA box of 128 B of K x MN rows. Row mn is 128 B
+//            of K. A wgmma reads 8-row groups 1024 B apart (the stride byte offset); the next
+//            wgmma's K (16 values of a 16-bit type, 8 of tf32: 32 B either way) starts 32 B
+//            further along the row. The byte layout is the same for every type.
+//   MN-major (A column-major, B row-major; 16-bit types only: wgmma reads tf32 K-major only):
+//            MN/64 TMA boxes of 64 MN x 64 K rows, 8 KB each. Row k is 128 B of MN. Groups of 8
+//            K rows are 1024 B apart (stride byte offset), blocks of 64 MN 8 KB apart (leading
+//            byte offset); the next 16 values of K start 2 KB on.
 #pragma once
 
 #include <cstdint>
@@ -20,12 +23,17 @@
 
 namespace tilegemm::sm90 {
 
-constexpr int kBlockK = 64;       // values of K per pipeline stage: one 128-byte swizzle row
-constexpr int kElementBytes = 2;  // fp16 / bf16
-constexpr int kRowBytes = kBlockK * kElementBytes;  // 128
-constexpr int kAtomBytes = 8 * kRowBytes;           // 1024: the swizzle's period
-constexpr int kMmaK = 16;                           // K of one wgmma
-constexpr int kMnBlock = 64;                        // MN values in one 128-byte row (MN-major)
+constexpr int kRowBytes = 128;             // K per pipeline stage: one 128-byte swizzle row
+constexpr int kAtomBytes = 8 * kRowBytes;  // 1024: the swizzle's period
+constexpr int kMmaKBytes = 32;             // K of one wgmma: k16 of a 16-bit type, k8 of tf32
+constexpr int kMmaPerStage = kRowBytes / kMmaKBytes;  // 4 wgmma along K per stage, any type
+constexpr int kMmaK16 = kMmaKBytes / 2;  // K of one 16-bit wgmma (MN-major tiles are 16-bit)
+constexpr int kMnBlock = 64;             // MN values in one 128-byte row (MN-major, 16-bit)
+
+// BLOCK_SIZE_K: the values of K in one stage's 128-byte rows (64 of fp16/bf16, 32 of tf32).
+TILEGEMM_HOST_DEVICE constexpr int block_k_for(int element_bytes) {
+  return kRowBytes / element_bytes;
+}
 
 // The 64-bit wgmma matrix descriptor (PTX ISA, "Matrix Descriptor Format"): bits 0-13 start
 // address >> 4, 16-29 leading byte offset >> 4, 32-45 stride byte offset >> 4, 49-51 base offset
@@ -36,9 +44,10 @@ TILEGEMM_HOST_DEVICE constexpr uint64_t smem_descriptor(uint32_t address, uint32
          uint64_t((stride_bytes & 0x3FFFF) >> 4) << 32 | uint64_t(1) << 62;
 }
 
-// Geometry of one operand tile of `mn` rows (a multiple of 64) x 64 K. `parts`: the programs of a
-// cluster that load the tile between them, each its share of the boxes, multicast to all (a
-// K-major tile is then cut into that many boxes along MN; an MN-major one has MN/64 already).
+// Geometry of one operand tile of `mn` rows (a multiple of 64) x 128 bytes of K. `parts`: the
+// programs of a cluster that load the tile between them, each its share of the boxes, multicast to
+// all (a K-major tile is then cut into that many boxes along MN; an MN-major one has MN/64
+// already).
 struct OperandTile {
   int mn = 0;
   bool mn_major = false;
@@ -49,14 +58,15 @@ struct OperandTile {
   TILEGEMM_HOST_DEVICE constexpr int boxes() const { return mn_major ? mn / kMnBlock : parts; }
   TILEGEMM_HOST_DEVICE constexpr int box_mn() const { return mn_major ? kMnBlock : mn / parts; }
   TILEGEMM_HOST_DEVICE constexpr int box_bytes() const { return bytes() / boxes(); }
-  // Where the slice for one wgmma starts: MN rows from `mn0` (a multiple of 64), K values
-  // 16*ks .. 16*ks+15.
+  // Where the slice for one wgmma starts: MN rows from `mn0` (a multiple of 64), the ks-th
+  // 32 bytes of K (K-major; values 16*ks .. 16*ks+15 of a 16-bit type, 8*ks .. 8*ks+7 of tf32).
   TILEGEMM_HOST_DEVICE constexpr uint32_t slice_offset(int mn0, int ks) const {
-    return mn_major ? uint32_t(mn0 / kMnBlock) * box_bytes() + uint32_t(ks) * kMmaK * kRowBytes
-                    : uint32_t(mn0) * kRowBytes + uint32_t(ks) * kMmaK * kElementBytes;
+    return mn_major ? uint32_t(mn0 / kMnBlock) * box_bytes() + uint32_t(ks) * kMmaK16 * kRowBytes
+                    : uint32_t(mn0) * kRowBytes + uint32_t(ks) * kMmaKBytes;
   }
+  // MN-major: one box (64 K rows) apart. K-major with the swizzle: unused, 16 by rule.
   TILEGEMM_HOST_DEVICE constexpr uint32_t leading_bytes() const {
-    return mn_major ? uint32_t(kBlockK) * kRowBytes : 16;  // K-major + swizzle: unused, 16 by rule
+    return mn_major ? uint32_t(block_k_for(2)) * kRowBytes : 16;
   }
   TILEGEMM_HOST_DEVICE constexpr uint32_t stride_bytes() const { return kAtomBytes; }
   TILEGEMM_HOST_DEVICE constexpr uint64_t descriptor(uint32_t tile_address, int mn0, int ks) const {
@@ -91,13 +101,14 @@ TILEGEMM_HOST_DEVICE constexpr int warpgroup_rows(int block_m, bool ping_pong = 
 // The epilogue's staging for TMA stores of D (16-bit, row-major): each math warpgroup fills
 // chunks of 64 rows x 64 columns (one 128-byte row each, the 128-byte swizzle again, so that the
 // warps' writes spread over all banks) and hands each to TMA as one box.
-constexpr int kStoreRows = 64, kStoreColumns = kRowBytes / kElementBytes;  // 64 x 64
-constexpr int kStoreChunkBytes = kStoreRows * kRowBytes;                   // 8 KB
+constexpr int kStoreElementBytes = 2;                                           // a 16-bit D
+constexpr int kStoreRows = 64, kStoreColumns = kRowBytes / kStoreElementBytes;  // 64 x 64
+constexpr int kStoreChunkBytes = kStoreRows * kRowBytes;                        // 8 KB
 constexpr int64_t kSharedBudget = 227 * 1024;  // opt-in shared memory of one program, sm_90
 
 // Where element (row, col) of a store chunk lives: chunk c of row r at c ^ (r % 8).
 TILEGEMM_HOST_DEVICE constexpr uint32_t store_chunk_offset(int row, int col) {
-  const int byte = col * kElementBytes;
+  const int byte = col * kStoreElementBytes;
   return uint32_t(row * kRowBytes + ((byte / 16) ^ (row % 8)) * 16 + byte % 16);
 }
 

@@ -62,11 +62,13 @@ std::string tma_check(const OperandShape& op, const char* name) {
   if (op.mn > INT32_MAX || op.k > INT32_MAX) {
     return "operand " + n + " has a dimension past 2^31 (TMA coordinates are 32-bit)";
   }
-  if (!vector_aligned(op.data, op.ld, op.batch_count > 1 ? op.batch_stride : 0, kElementBytes)) {
+  const int element_bytes = dtype_size(op.dtype);
+  if (!vector_aligned(op.data, op.ld, op.batch_count > 1 ? op.batch_stride : 0, element_bytes)) {
     return "operand " + n +
            ": TMA needs a 16-byte aligned pointer, leading dimension and batch stride "
-           "(multiples of 8 elements); ld" +
-           n + " = " + std::to_string(op.ld);
+           "(multiples of " +
+           std::to_string(16 / element_bytes) + " elements); ld" + n + " = " +
+           std::to_string(op.ld);
   }
   if (op.batch_count > 1 && op.batch_stride < op.ld * outer) {
     return "operand " + n + ": batch entries overlap (batch stride " +
@@ -92,6 +94,22 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_function() {
   return fn;
 }
 
+// tf32 operands load as TFLOAT32, for wgmma's tf32 inputs. Measured on the H100, the products are
+// those of the fp32 values rounded to nearest, ties to even (the GPU test
+// Tf32InputsAreRoundedToNearest; sm80 rounds ties away from zero, with cvt.rna). fp32 elsewhere.
+CUtensorMapDataType map_type(DType dtype) {
+  switch (dtype) {
+    case DType::fp16:
+      return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    case DType::bf16:
+      return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    case DType::tf32:
+      return CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
+    default:
+      return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  }
+}
+
 }  // namespace
 
 Status encode_operand_map(const OperandShape& op, int box_rows, CUtensorMap* map) {
@@ -103,14 +121,15 @@ Status encode_operand_map(const OperandShape& op, int box_rows, CUtensorMap* map
   const int64_t outer = op.mn_major ? op.k : op.mn;
   const cuuint64_t dims[3] = {cuuint64_t(inner), cuuint64_t(outer), cuuint64_t(op.batch_count)};
   // Bytes between rows, and between batch entries (any multiple of 16 when there is one entry).
-  const int64_t row_bytes = op.ld * kElementBytes;
+  const int element_bytes = dtype_size(op.dtype);
+  const int64_t row_bytes = op.ld * element_bytes;
   const int64_t batch_bytes =
-      op.batch_count > 1 ? op.batch_stride * kElementBytes : row_bytes * (outer > 0 ? outer : 1);
+      op.batch_count > 1 ? op.batch_stride * element_bytes : row_bytes * (outer > 0 ? outer : 1);
   const cuuint64_t strides[2] = {cuuint64_t(row_bytes), cuuint64_t(batch_bytes)};
-  const cuuint32_t box[3] = {cuuint32_t(kBlockK), cuuint32_t(box_rows), 1};
+  // The inner extent: one 128-byte swizzle row (64 values of a 16-bit type, 32 of a 32-bit one).
+  const cuuint32_t box[3] = {cuuint32_t(block_k_for(element_bytes)), cuuint32_t(box_rows), 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
-  const CUtensorMapDataType type =
-      op.dtype == DType::fp16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  const CUtensorMapDataType type = map_type(op.dtype);
   const CUresult r =
       encode(map, type, 3, const_cast<void*>(op.data), dims, strides, box, element_strides,
              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,

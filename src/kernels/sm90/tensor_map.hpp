@@ -50,7 +50,8 @@ bool c_by_tma(const GemmArgs& args);
 std::string tma_check(const OperandShape& operand, const char* name);
 
 // A 3-D tensor map (K or MN innermost, then the other, then batch) with the 128-byte swizzle,
-// boxes of 64 x `box_rows` x 1, and zero fill outside the matrix (the masked edges).
+// boxes of 128 bytes (one swizzle row) x `box_rows` x 1, and zero fill outside the matrix (the
+// masked edges).
 Status encode_operand_map(const OperandShape& operand, int box_rows, CUtensorMap* map);
 
 }  // namespace tilegemm::sm90
