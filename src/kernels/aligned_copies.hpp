@@ -1,5 +1,5 @@
-// Aligned copies of A and B made on the GPU before a GEMM whose operands' lines are not 16-byte
-// aligned (the plan, and why: problem/aligned_copies.hpp).
+// Aligned (and, for tf32 on Hopper, transposed) copies of A and B made on the GPU before a GEMM
+// (the plan, and why: problem/aligned_copies.hpp).
 #pragma once
 
 #include <string>
@@ -8,6 +8,11 @@
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm::gpu {
+
+// What gemm() copies before running `p`: operands whose lines are not 16-byte aligned and, for
+// tf32 on the sm90 kernel (auto or named, where this device and build have it and it takes the
+// copies), operands that are not K-major, transposed (problem/aligned_copies.hpp).
+AlignedCopyPlan copy_plan(const GemmProblem& p, const GemmOptions& options);
 
 // Owns the workspace of one GEMM call: make() takes it from the library's pool on the problem's
 // stream and enqueues the copies; the destructor gives it back, stream-ordered, after the work

@@ -12,9 +12,8 @@
 namespace tilegemm::gpu {
 
 const std::vector<Kernel>& kernels() {
-  static const std::vector<Kernel> table = {naive_kernel(), smem_kernel(), tile2d_kernel(),
-                                            warptile_kernel(), sm80_kernel(),
-                                            sm90_kernel()};
+  static const std::vector<Kernel> table = {naive_kernel(),    smem_kernel(), tile2d_kernel(),
+                                            warptile_kernel(), sm80_kernel(), sm90_kernel()};
   return table;
 }
 
@@ -78,14 +77,17 @@ Status launch(const Kernel& kernel, const GemmProblem& p, const KernelConfig& co
 
 namespace {
 
-void fill_report(const GemmProblem& p, const GemmOptions& options,
-                 const autotune::Choice& choice, const std::string& aligned_copies,
-                 GemmReport* report) {
+void fill_report(const GemmProblem& p, const GemmOptions& options, const autotune::Choice& choice,
+                 const std::string& aligned_copies, GemmReport* report) {
   if (report) {
     const bool automatic = options.kernel.empty() || options.kernel == "auto";
-    *report = {Backend::gpu, choice.kernel->info.name, choice.config, choice.source,
+    *report = {Backend::gpu,
+               choice.kernel->info.name,
+               choice.config,
+               choice.source,
                choice.source == "given" ? std::string() : autotune::to_string(choice.key),
-               automatic ? auto_kernel_note(p, *choice.kernel) : std::string(), aligned_copies};
+               automatic ? auto_kernel_note(p, *choice.kernel) : std::string(),
+               aligned_copies};
   }
 }
 
@@ -95,7 +97,7 @@ Status run(const GemmProblem& p, const GemmOptions& options, GemmReport* report)
   // The copies come first: the kernel, the config and the tuning key are those of the problem
   // the kernel will read.
   AlignedCopies copies;
-  if (Status s = copies.make(p, plan_aligned_copies(p, options.aligned_copies)); !s.ok()) {
+  if (Status s = copies.make(p, copy_plan(p, options)); !s.ok()) {
     return s;
   }
   const GemmProblem& q = copies.problem();
@@ -107,15 +109,15 @@ Status run(const GemmProblem& p, const GemmOptions& options, GemmReport* report)
 
 Status plan(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {
   // The copies' addresses only need to be aligned stand-ins here: plan() reads no memory.
-  const AlignedCopyPlan copy_plan = plan_aligned_copies(p, options.aligned_copies);
+  const AlignedCopyPlan copies = copy_plan(p, options);
   const GemmProblem q =
-      with_aligned_copies(p, copy_plan, reinterpret_cast<void*>(kWorkspaceAlignment));
+      with_aligned_copies(p, copies, reinterpret_cast<void*>(kWorkspaceAlignment));
   autotune::Choice choice;
   if (Status s = autotune::choose(q, options, &choice, /*may_tune=*/false); !s.ok()) return s;
   if (std::string why = choice.kernel->can_implement(q, choice.config); !why.empty()) {
     return {StatusCode::invalid_argument, why};
   }
-  fill_report(q, options, choice, describe(copy_plan), report);
+  fill_report(q, options, choice, describe(copies), report);
   return Status::success();
 }
 

@@ -6,12 +6,17 @@
 // run the GEMM on the copy. 128 rather than the 16 the kernels need: a line that starts inside
 // an L2 line splits each 128-byte row of a tile (a TMA box row, a cp.async slice) over two L2
 // lines, which cost the sm90 kernel 43 % at 4095 x 4097 x 4093, and the copy costs the same
-// either way (docs/perf-notes.md, sm80 v8). This header is the plan (which operands, their new
-// leading dimensions, where they go in one workspace); kernels/aligned_copies.cu makes the copies.
+// either way (docs/perf-notes.md, sm80 v8).
+// The same copy can also transpose: Hopper's wgmma reads tf32 operands K-major only (row-major A,
+// column-major B), so a tf32 problem bound for the sm90 kernel gets its MN-major operands copied
+// K-major (one read and one write, as for alignment), where the kernel choice asks for it.
+// This header is the plan (which operands, their new layout and leading dimensions, where they go
+// in one workspace); kernels/aligned_copies.cu decides on the transposes and makes the copies.
 // Host only, unit-tested (tests/host/test_aligned_copies.cpp).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "problem/alignment.hpp"
@@ -30,10 +35,22 @@ inline constexpr int64_t kWorkspaceAlignment = 256;
 // A copy's lines are this many bytes apart, at least: one L2 line.
 inline constexpr int64_t kCopyLineBytes = 128;
 
+// An aligned operand is transposed only where the GEMM does at least this many flops per byte of
+// it: the copy reads and writes each byte once, and must cost less than the faster kernel saves.
+// On the H100 (tf32, B row-major, sm90 after the copy against sm80 without one, TFLOP/s):
+// 512^3 (256 flops per byte of B) 16.8 against 25.8, 128 x 4096 x 4096 (64) 47.5 against 74.4,
+// 1024^3 (512) 89.8 against 86.8, 1000^3 (500) 81.0 against 59.4, 2048^3 (1024) 242.8 against
+// 168.2 (docs/perf-notes.md, sm90 v20). An operand copied for alignment anyway is transposed free.
+inline constexpr double kTransposeMinFlopsPerByte = 384;
+
 // One operand's copy. A matrix is stored as `lines` lines (rows when row-major, columns when
 // column-major) of `length` contiguous elements, `ld` apart; batch entries `batch_stride` apart.
+// `lines` and `length` are the copy's; a transposed copy's lines run across the source's (the
+// source has `length` lines of `lines` elements, `source_ld` apart).
 struct OperandCopy {
   bool needed = false;
+  bool transposed = false;            // the copy has the other layout
+  Layout layout = Layout::row_major;  // the copy's
   int64_t lines = 0, length = 0;
   int64_t source_ld = 0, source_batch_stride = 0;
   int64_t ld = 0, batch_stride = 0;  // of the copy: ld is length rounded up to 128 bytes
@@ -51,16 +68,27 @@ struct AlignedCopyPlan {
 // x rounded up to a multiple of `multiple` (cdiv: schedule/tile_order.hpp, via matrix_view.hpp).
 constexpr int64_t round_up(int64_t x, int64_t multiple) { return cdiv(x, multiple) * multiple; }
 
-// The copy of `in`, a rows x cols operand of a problem with `batch_count` entries, if it needs one.
+// The copy of `in`, a rows x cols operand of a problem with `batch_count` entries, if it needs one:
+// when its lines are not 16-byte aligned, or to `layout` when given and different from its own
+// (an aligned operand only where the problem does `flops` >= kTransposeMinFlopsPerByte per byte
+// of it).
 inline OperandCopy plan_operand_copy(const MatrixInput& in, int64_t rows, int64_t cols,
-                                     int64_t batch_count) {
+                                     int64_t batch_count, std::optional<Layout> layout = {},
+                                     double flops = 0) {
   OperandCopy c;
   const int element_size = dtype_size(in.dtype);
   const int64_t ld = effective_ld(in.ld, in.layout, rows, cols);
-  if (vector_aligned(in.data, ld, in.batch_stride, element_size)) return c;
+  const bool aligned = vector_aligned(in.data, ld, in.batch_stride, element_size);
+  const double bytes =
+      double(rows) * double(cols) * element_size * double(in.batch_stride == 0 ? 1 : batch_count);
+  c.transposed = layout.has_value() && *layout != in.layout &&
+                 (!aligned || flops >= kTransposeMinFlopsPerByte * bytes);
+  if (!c.transposed && aligned) return c;
   c.needed = true;
-  c.lines = in.layout == Layout::row_major ? rows : cols;
-  c.length = in.layout == Layout::row_major ? cols : rows;
+  const bool row_major = (in.layout == Layout::row_major) != c.transposed;  // the copy's
+  c.layout = row_major ? Layout::row_major : Layout::col_major;
+  c.lines = row_major ? rows : cols;
+  c.length = row_major ? cols : rows;
   c.source_ld = ld;
   c.source_batch_stride = in.batch_stride;
   c.ld = round_up(c.length, kCopyLineBytes / element_size);
@@ -72,13 +100,19 @@ inline OperandCopy plan_operand_copy(const MatrixInput& in, int64_t rows, int64_
 }
 
 // What gemm() copies before running `p` on the GPU (nothing when `enabled` is false, the problem
-// is small or empty, or both operands are aligned).
-inline AlignedCopyPlan plan_aligned_copies(const GemmProblem& p, bool enabled = true) {
+// is small or empty, or both operands are aligned and, with `k_major`, K-major -- row-major A,
+// column-major B -- or not worth transposing).
+inline AlignedCopyPlan plan_aligned_copies(const GemmProblem& p, bool enabled = true,
+                                           bool k_major = false) {
   AlignedCopyPlan plan;
   if (!enabled || p.m == 0 || p.n == 0 || p.k == 0) return plan;
   if (double(p.m) * double(p.n) * double(p.k) < double(kAlignedCopyMinWork)) return plan;
-  plan.a = plan_operand_copy(p.a, p.m, p.k, p.batch_count);
-  plan.b = plan_operand_copy(p.b, p.k, p.n, p.batch_count);
+  using Want = std::optional<Layout>;
+  const double flops = 2.0 * double(p.m) * double(p.n) * double(p.k) * double(p.batch_count);
+  plan.a = plan_operand_copy(p.a, p.m, p.k, p.batch_count,
+                             k_major ? Want(Layout::row_major) : Want(), flops);
+  plan.b = plan_operand_copy(p.b, p.k, p.n, p.batch_count,
+                             k_major ? Want(Layout::col_major) : Want(), flops);
   plan.b.offset = round_up(plan.a.bytes, kWorkspaceAlignment);
   plan.workspace_bytes = plan.b.offset + plan.b.bytes;
   return plan;
@@ -91,6 +125,7 @@ inline GemmProblem with_aligned_copies(const GemmProblem& p, const AlignedCopyPl
   const auto use = [&](MatrixInput& in, const OperandCopy& c) {
     if (!c.needed) return;
     in.data = static_cast<char*>(workspace) + c.offset;
+    in.layout = c.layout;
     in.ld = c.ld;
     in.batch_stride = c.batch_stride;
   };
@@ -100,13 +135,15 @@ inline GemmProblem with_aligned_copies(const GemmProblem& p, const AlignedCopyPl
 }
 
 // For reports: "operands copied to 128-byte aligned lines first: a ld 4093 -> 4096, b ld 4097 ->
-// 4160", or "" when nothing is copied.
+// 4160" ("b ld 4097 -> column-major ld 4096" when transposed), or "" when nothing is copied.
 inline std::string describe(const AlignedCopyPlan& plan) {
   std::string out;
   const auto add = [&](const char* name, const OperandCopy& c) {
     if (!c.needed) return;
     if (!out.empty()) out += ", ";
-    out += std::string(name) + " ld " + std::to_string(c.source_ld) + " -> " + std::to_string(c.ld);
+    out += std::string(name) + " ld " + std::to_string(c.source_ld) + " -> ";
+    if (c.transposed) out += c.layout == Layout::row_major ? "row-major ld " : "column-major ld ";
+    out += std::to_string(c.ld);
   };
   add("a", plan.a);
   add("b", plan.b);

@@ -349,8 +349,7 @@ Status tune(const GemmProblem& problem, const GemmOptions& options, TuneResult* 
   }
   // Tuned on the problem gemm() would run: with the aligned copies it makes (same tuning key).
   gpu::AlignedCopies copies;
-  if (Status s = copies.make(problem, plan_aligned_copies(problem, options.aligned_copies));
-      !s.ok()) {
+  if (Status s = copies.make(problem, gpu::copy_plan(problem, options)); !s.ok()) {
     return s;
   }
   autotune::CacheEntry winner;

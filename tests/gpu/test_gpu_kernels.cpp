@@ -19,7 +19,8 @@ bool contains(const std::string& text, const char* part) {
 
 // Checks one case against the reference. The exceptions, where the refusal must say why: sm90
 // refuses problems its TMA loads cannot describe (rows not 16-byte aligned, K = 0; "auto" sends
-// those to sm80) and every problem on a GPU that is not a Hopper; sm80's 3-stage configs are
+// those to sm80), tf32 operands that are not K-major in problems too small to copy, and every
+// problem on a GPU that is not a Hopper; sm80's 3-stage configs are
 // compiled for one input type each (128-byte K slices) and refuse rows that are not 16-byte
 // aligned. (RandomShapesPaddedLeadingDimsEveryLayout lets no other sm80 refusal through.)
 void expect_matches_reference(const WorkloadSpec& spec, const GemmOptions& options) {
@@ -32,7 +33,8 @@ void expect_matches_reference(const WorkloadSpec& spec, const GemmOptions& optio
     if (!s.ok()) {
       EXPECT_TRUE(three_stage_sm80 ? contains(s.message, "3-stage configs")
                                    : contains(s.message, "TMA") || contains(s.message, "K > 0") ||
-                                         contains(s.message, "Hopper"))
+                                         contains(s.message, "Hopper") ||
+                                         contains(s.message, "tf32 needs K-major"))
           << s.message << " | " << testing::describe(spec);
       return;
     }
@@ -45,6 +47,12 @@ void expect_matches_reference(const WorkloadSpec& spec, const GemmOptions& optio
 bool sm80_compiled_for(const KernelConfig& c, DType dtype) {
   const int element_size = dtype == DType::fp16 || dtype == DType::bf16 ? 2 : 4;
   return c.num_stages != 3 || c.block_k * element_size == 128;
+}
+
+// sm90 configs are compiled for 128 bytes of K per stage: BLOCK_SIZE_K 64 for 16-bit inputs, 32
+// for tf32.
+bool sm90_compiled_for(const KernelConfig& c, DType dtype) {
+  return c.block_k * (dtype == DType::fp16 || dtype == DType::bf16 ? 2 : 4) == 128;
 }
 
 // The smallest leading dimension of a rows x cols matrix, rounded up to 8 elements: rows that
@@ -64,7 +72,8 @@ class GpuKernels : public ::testing::Test {
   void SetUp() override {
     if (devices().empty()) GTEST_SKIP() << "no CUDA device: GPU tests skipped";
   }
-  // Every (kernel, config) pair compiled into this build, with the input dtypes it takes.
+  // Every (kernel, config) pair compiled into this build, with the input dtypes it takes (an sm90
+  // config is compiled for fp16 and bf16 or for tf32).
   struct KernelCase {
     GemmOptions options;
     std::vector<DType> dtypes;
@@ -76,6 +85,12 @@ class GpuKernels : public ::testing::Test {
       return dtypes.front();
     }
   };
+  // sm90 reads tf32 K-major only, and refuses a row-major B too small to copy: its tf32 cases
+  // take a column-major B, so that the epilogue tests run on it instead of being refused.
+  static WorkloadSpec suited(WorkloadSpec s, const KernelCase& kc) {
+    if (kc.options.kernel == "sm90" && s.input_dtype == DType::tf32) s.layout_b = Layout::col_major;
+    return s;
+  }
   static std::vector<KernelCase> every_kernel_config() {
     std::vector<KernelCase> out;
     for (const auto& k : available_kernels())
@@ -84,7 +99,10 @@ class GpuKernels : public ::testing::Test {
         o.backend = Backend::gpu;
         o.kernel = k.name;
         o.config = c;
-        out.push_back({o, k.input_dtypes});
+        std::vector<DType> dtypes;
+        for (DType d : k.input_dtypes)
+          if (k.name != "sm90" || sm90_compiled_for(c, d)) dtypes.push_back(d);
+        out.push_back({o, dtypes});
       }
     return out;
   }
@@ -149,8 +167,9 @@ TEST_F(GpuKernels, UnalignedLeadingDimsTakeTheScalarPath) {
 TEST_F(GpuKernels, LargeUnalignedProblemsRunOnAlignedCopies) {
   // 520 x 300 x 451 is past the copy threshold (M*N*K >= 2^26); lda = 453 and ldb = 303 break
   // 16-byte alignment for every input type. The copies must hold every element (any layout, a
-  // batch), the kernel must then take its aligned path (sm90 for 16-bit inputs on a Hopper), and
-  // with the copies switched off the same problem still runs, on element loads.
+  // batch), the kernel must then take its aligned path (sm90 for 16-bit and tf32 inputs on a
+  // Hopper; tf32's column-major A and row-major B transposed on the way), and with the copies
+  // switched off the same problem still runs, on element loads.
   uint64_t seed = 3000;
   for (DType dtype : {DType::fp32, DType::fp16, DType::bf16, DType::tf32})
     for (Layout la : {Layout::row_major, Layout::col_major})
@@ -175,8 +194,13 @@ TEST_F(GpuKernels, LargeUnalignedProblemsRunOnAlignedCopies) {
         EXPECT_LE(w->check(1e12), harness::tolerance_for(s.input_dtype, s.output_dtype))
             << testing::describe(s) << " copies=" << copies << " kernel=" << report.kernel;
         EXPECT_EQ(contains(report.aligned_copies, "a ld 523 -> "), copies) << report.aligned_copies;
-        const bool wgmma = hopper() && (dtype == DType::fp16 || dtype == DType::bf16);
+        const bool wgmma = hopper() && dtype != DType::fp32;
         if (wgmma) EXPECT_EQ(report.kernel, copies ? "sm90" : "sm80") << testing::describe(s);
+        const bool transposed = wgmma && copies && dtype == DType::tf32 && la == Layout::col_major;
+        EXPECT_EQ(contains(report.aligned_copies, "row-major ld"), transposed)
+            << report.aligned_copies;
+        EXPECT_EQ(contains(report.aligned_copies, "b ld 523 -> column-major ld"), transposed)
+            << report.aligned_copies;
       }
 }
 
@@ -203,7 +227,7 @@ TEST_F(GpuKernels, EpilogueAlphaBetaBiasActivations) {
       s.activation = act;
       s.leaky_relu_slope = 0.1f;
       s.seed = 1000 + int(act);
-      expect_matches_reference(s, kc.options);
+      expect_matches_reference(suited(s, kc), kc.options);
     }
 }
 
@@ -220,7 +244,7 @@ TEST_F(GpuKernels, EpilogueWithCInTheOtherLayoutThanD) {
       s.activation = Activation::gelu;
       s.batch_count = 2;
       s.seed = 1100 + int(ld);
-      expect_matches_reference(s, kc.options);
+      expect_matches_reference(suited(s, kc), kc.options);
     }
 }
 
@@ -240,7 +264,7 @@ TEST_F(GpuKernels, AlphaOnlyEpilogueOnAlignedAndUnalignedRowsOfD) {
           s.alpha = -0.75f;
           s.batch_count = 2;
           s.seed = 2000 + ldc + int(lc) + 10 * int(out);
-          expect_matches_reference(s, kc.options);
+          expect_matches_reference(suited(s, kc), kc.options);
         }
 }
 
@@ -254,7 +278,7 @@ TEST_F(GpuKernels, MixedOutputTypes) {
           s.layout_c = lc;
           s.beta = 1.0f;
           s.bias = true;
-          expect_matches_reference(s, kc.options);
+          expect_matches_reference(suited(s, kc), kc.options);
         }
 }
 
@@ -263,17 +287,17 @@ TEST_F(GpuKernels, StridedBatchInPlaceAndKZero) {
     WorkloadSpec batch = spec_of(70, 88, 40, kc.half_type());
     batch.batch_count = 3;
     batch.beta = 1.0f;
-    expect_matches_reference(batch, kc.options);
+    expect_matches_reference(suited(batch, kc), kc.options);
 
     WorkloadSpec in_place = spec_of(64, 64, 64, kc.half_type());
     in_place.beta = 0.5f;
     in_place.in_place = true;
-    expect_matches_reference(in_place, kc.options);
+    expect_matches_reference(suited(in_place, kc), kc.options);
 
     WorkloadSpec k_zero = spec_of(33, 65, 0, kc.half_type());
     k_zero.beta = 2.0f;
     k_zero.bias = true;
-    expect_matches_reference(k_zero, kc.options);
+    expect_matches_reference(suited(k_zero, kc), kc.options);
   }
 }
 
@@ -307,10 +331,11 @@ TEST_F(GpuKernels, PersistentProgramsWithSeveralTilesEach) {
         WorkloadSpec s = spec_of(520, 1032, k, dtype);  // 16-byte rows: D goes through TMA
         s.batch_count = 8;
         s.seed = seed++;
-        testing::expect_matches_reference(s, kc.options);  // no refusal allowed here
+        testing::expect_matches_reference(suited(s, kc), kc.options);  // no refusal allowed here
       }
       testing::expect_matches_reference(
-          general_epilogue_over_tiles(136, dtype, Activation::gelu, seed++), kc.options);
+          suited(general_epilogue_over_tiles(136, dtype, Activation::gelu, seed++), kc),
+          kc.options);
     }
   }
 }
@@ -355,15 +380,45 @@ TEST_F(GpuKernels, AutoPicksAKernelThatIsRight) {
 }
 
 TEST_F(GpuKernels, TensorCoreKernelIsTheAutoChoiceForHalfAndTf32) {
-  for (DType dtype : {DType::fp16, DType::bf16, DType::tf32}) {
+  // On a Hopper, sm90 for every 16-bit problem TMA can describe and for tf32 with K-major A and B;
+  // a small tf32 problem with row-major B (too small to copy) goes to sm80.
+  for (DType dtype : {DType::fp16, DType::bf16, DType::tf32})
+    for (Layout lb : {Layout::row_major, Layout::col_major}) {
+      WorkloadSpec s = spec_of(256, 256, 256, dtype);
+      s.layout_b = lb;
+      std::unique_ptr<harness::Workload> w;
+      ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
+      GemmOptions o;
+      o.backend = Backend::gpu;
+      GemmReport report;
+      ASSERT_TRUE(gemm(w->problem(), o, &report).ok());
+      const bool wgmma = hopper() && (dtype != DType::tf32 || lb == Layout::col_major);
+      EXPECT_EQ(report.kernel, wgmma ? "sm90" : "sm80") << to_string(dtype);
+      EXPECT_EQ(report.aligned_copies, "");
+    }
+}
+
+TEST_F(GpuKernels, LargeTf32ProblemsWithRowMajorBAreTransposedForSm90) {
+  // 1000^3 is past the copy threshold: on a Hopper B (row-major, 4000-byte rows) is copied
+  // column-major for wgmma, which reads tf32 K-major only, and the result matches the reference.
+  if (!hopper()) GTEST_SKIP() << "sm90 runs only on compute capability 9.0";
+  for (int64_t batch : {1, 3}) {
+    WorkloadSpec s = spec_of(1000, 1000, 1000, DType::tf32);
+    s.batch_count = batch;
+    s.beta = 0.5f;
+    s.seed = 4000 + batch;
     std::unique_ptr<harness::Workload> w;
-    ASSERT_TRUE(harness::Workload::create(spec_of(256, 256, 256, dtype), true, &w).ok());
+    ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
     GemmOptions o;
     o.backend = Backend::gpu;
     GemmReport report;
-    ASSERT_TRUE(gemm(w->problem(), o, &report).ok());
-    const bool wgmma = hopper() && dtype != DType::tf32;
-    EXPECT_EQ(report.kernel, wgmma ? "sm90" : "sm80") << to_string(dtype);
+    const Status status = gemm(w->problem(), o, &report);
+    ASSERT_TRUE(status.ok()) << status.message;
+    ASSERT_TRUE(w->fetch_output().ok());
+    EXPECT_LE(w->check(1e12), harness::tolerance_for(s.input_dtype, s.output_dtype));
+    EXPECT_EQ(report.kernel, "sm90");
+    EXPECT_EQ(report.aligned_copies,
+              "operands copied to 128-byte aligned lines first: b ld 1000 -> column-major ld 1024");
   }
 }
 
@@ -389,12 +444,15 @@ TEST_F(GpuKernels, RowsTmaCannotDescribeGoToSm80AndTheReportSaysWhy) {
 // tf32 unit in the last place at 1; B is ones. Rounded, the rows are 1 + u, 1 + u, 1 and -(1 + u),
 // so D's rows are exactly K times those (truncation would give K, fp32 math K(1 + 0.75u), ...).
 // Every sm80 config that takes tf32, with B row-major (padded tile, 16-byte fragment loads) and
-// column-major (ldmatrix).
-TEST_F(GpuKernels, Tf32InputsAreRoundedToNearestTiesAway) {
+// column-major (ldmatrix). The sm90 kernel has no instruction of its own in the way (TMA loads
+// the operands as tf32 and wgmma reads them): on the H100 that rounds to nearest, ties to even,
+// so its rows are 1 + u, 1, 1 and -1. Every sm90 tf32 config on a Hopper, B column-major.
+TEST_F(GpuKernels, Tf32InputsAreRoundedToNearest) {
   constexpr int64_t kM = 4, kN = 8, kK = 64;
   const float u = 1.0f / 1024;
   const float rows[kM] = {1 + 0.75f * u, 1 + 0.5f * u, 1 + 0.25f * u, -(1 + 0.5f * u)};
   const float expected[kM] = {kK * (1 + u), kK * (1 + u), float(kK), -kK * (1 + u)};
+  const float expected_even[kM] = {kK * (1 + u), float(kK), float(kK), -float(kK)};
   std::vector<float> a(kM * kK), b(kK * kN, 1.0f);
   for (int64_t i = 0; i < kM * kK; ++i) a[i] = rows[i / kK];
   float *dev_a = nullptr, *dev_b = nullptr, *dev_d = nullptr;
@@ -409,18 +467,22 @@ TEST_F(GpuKernels, Tf32InputsAreRoundedToNearestTiesAway) {
   p.d = {dev_d, DType::fp32, Layout::row_major};
   int configs_run = 0;
   for (const KernelCase& kc : every_kernel_config()) {
-    if (kc.options.kernel != "sm80" || !sm80_compiled_for(*kc.options.config, DType::tf32))
-      continue;
+    const bool sm80 =
+        kc.options.kernel == "sm80" && sm80_compiled_for(*kc.options.config, DType::tf32);
+    const bool sm90 = kc.options.kernel == "sm90" && hopper() && kc.takes(DType::tf32);
+    if (!sm80 && !sm90) continue;
     for (Layout lb : {Layout::row_major, Layout::col_major}) {
-      p.b = {dev_b, DType::tf32, lb};  // all ones: the same matrix in either layout
+      if (sm90 && lb == Layout::row_major) continue;  // K-major B only, and too small to copy
+      p.b = {dev_b, DType::tf32, lb};                 // all ones: the same matrix in either layout
       ASSERT_EQ(cudaMemset(dev_d, 0xff, kM * kN * 4), cudaSuccess);  // NaN
       const Status s = gemm(p, kc.options);
       ASSERT_TRUE(s.ok()) << s.message;
       std::vector<float> d(kM * kN);
       ASSERT_EQ(cudaMemcpy(d.data(), dev_d, d.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
       for (int64_t i = 0; i < kM * kN; ++i)
-        EXPECT_EQ(d[i], expected[i / kN]) << to_string(*kc.options.config) << " row " << i / kN
-                                          << (lb == Layout::row_major ? ", B row-major" : "");
+        EXPECT_EQ(d[i], (sm90 ? expected_even : expected)[i / kN])
+            << kc.options.kernel << " " << to_string(*kc.options.config) << " row " << i / kN
+            << (lb == Layout::row_major ? ", B row-major" : "");
       ++configs_run;
     }
   }

@@ -79,6 +79,97 @@ TEST(AlignedCopyPlan, TheCopyIsWhatTheKernelsNeed) {
       }
 }
 
+TEST(AlignedCopyPlan, KMajorPlansTransposeColumnMajorAAndRowMajorB) {
+  // tf32 bound for wgmma, which reads it K-major only: row-major B (K x N, N contiguous) becomes a
+  // column-major copy, N lines of K; column-major A a row-major copy, M lines of K. Lines on
+  // 128-byte boundaries as for any copy. (1000 x 1000 x 700: 500 flops per byte of either.)
+  GemmProblem p = problem(1000, 1000, 700, DType::tf32);
+  p.a.layout = Layout::col_major;  // lda 1000
+  p.batch_count = 2;
+  p.a.batch_stride = 1000 * 700;
+  p.b.batch_stride = 700 * 1000;
+  const AlignedCopyPlan plan = plan_aligned_copies(p, true, /*k_major=*/true);
+  ASSERT_TRUE(plan.a.needed && plan.b.needed);
+  EXPECT_TRUE(plan.a.transposed && plan.b.transposed);
+  EXPECT_EQ(plan.a.layout, Layout::row_major);
+  EXPECT_EQ(plan.a.lines, 1000);
+  EXPECT_EQ(plan.a.length, 700);
+  EXPECT_EQ(plan.a.source_ld, 1000);
+  EXPECT_EQ(plan.a.ld, 704);  // 32 fp32 = 128 bytes
+  EXPECT_EQ(plan.a.batch_stride, 1000 * 704);
+  EXPECT_EQ(plan.b.layout, Layout::col_major);
+  EXPECT_EQ(plan.b.lines, 1000);
+  EXPECT_EQ(plan.b.length, 700);
+  EXPECT_EQ(plan.b.source_ld, 1000);
+  EXPECT_EQ(plan.b.ld, 704);
+  EXPECT_EQ(plan.b.bytes, 2 * 1000 * 704 * 4);
+  const GemmProblem q = with_aligned_copies(p, plan, const_cast<void*>(address()));
+  EXPECT_EQ(q.a.layout, Layout::row_major);
+  EXPECT_EQ(q.b.layout, Layout::col_major);
+  EXPECT_EQ(q.a.ld, 704);
+  EXPECT_EQ(q.b.ld, 704);
+  EXPECT_TRUE(vector_aligned(view_of(q.a, q.m, q.k), 4));
+  EXPECT_TRUE(vector_aligned(view_of(q.b, q.k, q.n), 4));
+  EXPECT_EQ(describe(plan),
+            "operands copied to 128-byte aligned lines first: a ld 1000 -> row-major ld 704, b ld "
+            "1000 -> column-major ld 704");
+
+  // Already K-major and aligned: nothing to copy. K-major but unaligned: a plain copy.
+  p.a.layout = Layout::row_major;
+  p.a.ld = 700;
+  p.b.layout = Layout::col_major;
+  p.b.ld = 700;
+  EXPECT_FALSE(plan_aligned_copies(p, true, true).any());
+  p.b.ld = 701;
+  p.b.batch_stride = 1000 * 701;
+  const AlignedCopyPlan plain = plan_aligned_copies(p, true, true);
+  EXPECT_FALSE(plain.a.needed);
+  ASSERT_TRUE(plain.b.needed);
+  EXPECT_FALSE(plain.b.transposed);
+  EXPECT_EQ(plain.b.layout, Layout::col_major);
+  // Without k_major a row-major B with aligned rows stays where it is.
+  p.b.layout = Layout::row_major;
+  p.b.ld = 1000;
+  p.b.batch_stride = 700 * 1000;
+  EXPECT_FALSE(plan_aligned_copies(p).any());
+  EXPECT_TRUE(plan_aligned_copies(p, true, true).b.transposed);
+  // Nor does a small problem get one.
+  p.m = p.n = p.k = 256;
+  p.a.ld = p.b.ld = 0;
+  p.a.batch_stride = p.b.batch_stride = 256 * 256;
+  EXPECT_FALSE(plan_aligned_copies(p, true, true).any());
+}
+
+TEST(AlignedCopyPlan, AnAlignedOperandIsTransposedOnlyWhereTheGemmOutweighsTheCopy) {
+  // B's bytes against the flops: 2MNK / (4KN) = M/2 per byte; transposed from M = 768 (384).
+  GemmProblem p = problem(1000, 1000, 1000, DType::tf32);
+  EXPECT_TRUE(plan_aligned_copies(p, true, true).b.transposed);  // 500 per byte
+  p = problem(512, 512, 512, DType::tf32);                       // 256
+  EXPECT_FALSE(plan_aligned_copies(p, true, true).any());
+  p = problem(128, 4096, 4096, DType::tf32);  // 64
+  EXPECT_FALSE(plan_aligned_copies(p, true, true).any());
+  p = problem(768, 4096, 4096, DType::tf32);  // 384
+  EXPECT_TRUE(plan_aligned_copies(p, true, true).b.transposed);
+  // A batch multiplies the flops and the bytes alike, unless B is shared by every entry.
+  p = problem(512, 512, 512, DType::tf32);
+  p.batch_count = 4;
+  p.a.batch_stride = p.b.batch_stride = 512 * 512;
+  EXPECT_FALSE(plan_aligned_copies(p, true, true).any());
+  p.b.batch_stride = 0;
+  EXPECT_TRUE(plan_aligned_copies(p, true, true).b.transposed);
+  // An operand copied for alignment anyway is transposed whatever the ratio.
+  p = problem(512, 512, 512, DType::tf32);
+  p.b.ld = 513;
+  EXPECT_TRUE(plan_aligned_copies(p, true, true).b.transposed);
+  // Column-major A: N/2 flops per byte (B column-major: nothing to do for it).
+  p = problem(4096, 128, 4096, DType::tf32);
+  p.a.layout = Layout::col_major;
+  p.b.layout = Layout::col_major;
+  EXPECT_FALSE(plan_aligned_copies(p, true, true).any());
+  p.n = 1024;
+  EXPECT_TRUE(plan_aligned_copies(p, true, true).a.transposed);
+}
+
 TEST(AlignedCopyPlan, AnOperandSharedByTheBatchIsCopiedOnce) {
   GemmProblem p = problem(1024, 1024, 1023, DType::fp16);
   p.batch_count = 4;
