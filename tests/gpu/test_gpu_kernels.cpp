@@ -62,6 +62,14 @@ int64_t padded_ld(Layout layout, int64_t rows, int64_t cols) {
   return (packed + 7) / 8 * 8;
 }
 
+// Makes the workload of `s` (kept in *w for checks) and runs it on the GPU with `options`.
+Status run_on_gpu(const WorkloadSpec& s, std::unique_ptr<harness::Workload>* w, GemmReport* report,
+                  GemmOptions options = {}) {
+  if (Status status = harness::Workload::create(s, true, w); !status.ok()) return status;
+  options.backend = Backend::gpu;
+  return gemm((*w)->problem(), options, report);
+}
+
 bool hopper() {
   const DeviceInfo d = devices().front();
   return d.compute_capability_major == 9 && d.compute_capability_minor == 0;
@@ -183,12 +191,10 @@ TEST_F(GpuKernels, LargeUnalignedProblemsRunOnAlignedCopies) {
         s.beta = 0.5f;
         s.seed = seed++;
         std::unique_ptr<harness::Workload> w;
-        ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
         GemmOptions o;
-        o.backend = Backend::gpu;
         o.aligned_copies = copies;
         GemmReport report;
-        const Status status = gemm(w->problem(), o, &report);
+        const Status status = run_on_gpu(s, &w, &report, o);
         ASSERT_TRUE(status.ok()) << status.message << " | " << testing::describe(s);
         ASSERT_TRUE(w->fetch_output().ok());
         EXPECT_LE(w->check(1e12), harness::tolerance_for(s.input_dtype, s.output_dtype))
@@ -387,11 +393,8 @@ TEST_F(GpuKernels, TensorCoreKernelIsTheAutoChoiceForHalfAndTf32) {
       WorkloadSpec s = spec_of(256, 256, 256, dtype);
       s.layout_b = lb;
       std::unique_ptr<harness::Workload> w;
-      ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
-      GemmOptions o;
-      o.backend = Backend::gpu;
       GemmReport report;
-      ASSERT_TRUE(gemm(w->problem(), o, &report).ok());
+      ASSERT_TRUE(run_on_gpu(s, &w, &report).ok());
       const bool wgmma = hopper() && (dtype != DType::tf32 || lb == Layout::col_major);
       EXPECT_EQ(report.kernel, wgmma ? "sm90" : "sm80") << to_string(dtype);
       EXPECT_EQ(report.aligned_copies, "");
@@ -408,11 +411,8 @@ TEST_F(GpuKernels, LargeTf32ProblemsWithRowMajorBAreTransposedForSm90) {
     s.beta = 0.5f;
     s.seed = 4000 + batch;
     std::unique_ptr<harness::Workload> w;
-    ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
-    GemmOptions o;
-    o.backend = Backend::gpu;
     GemmReport report;
-    const Status status = gemm(w->problem(), o, &report);
+    const Status status = run_on_gpu(s, &w, &report);
     ASSERT_TRUE(status.ok()) << status.message;
     ASSERT_TRUE(w->fetch_output().ok());
     EXPECT_LE(w->check(1e12), harness::tolerance_for(s.input_dtype, s.output_dtype));
@@ -427,14 +427,13 @@ TEST_F(GpuKernels, RowsTmaCannotDescribeGoToSm80AndTheReportSaysWhy) {
   WorkloadSpec s = spec_of(96, 96, 96, DType::bf16);
   s.ldb = 97;  // 194-byte rows of B; A's are 192 bytes
   std::unique_ptr<harness::Workload> w;
-  ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
-  GemmOptions o;
-  o.backend = Backend::gpu;
   GemmReport report;
-  ASSERT_TRUE(gemm(w->problem(), o, &report).ok());
+  ASSERT_TRUE(run_on_gpu(s, &w, &report).ok());
   EXPECT_EQ(report.kernel, "sm80");
   EXPECT_TRUE(contains(report.kernel_note, "sm90 not used")) << report.kernel_note;
   EXPECT_TRUE(contains(report.kernel_note, "operand b")) << report.kernel_note;
+  GemmOptions o;
+  o.backend = Backend::gpu;
   o.kernel = "sm90";
   EXPECT_TRUE(contains(gemm(w->problem(), o).message, "TMA needs a 16-byte aligned"));
 }
