@@ -39,10 +39,10 @@ __global__ void copy_lines(const T* __restrict__ source, int64_t source_ld, int6
 // `line` of the source's line j. A 64 x 64 block goes through shared memory (a column of padding
 // spreads the reads of its columns over the banks), so that both the reads of the source's lines
 // and the writes of the copy's are 16-byte vectors of consecutive elements: 16 threads per line,
-// 16 lines per pass of 256 threads, four passes. (A 32 x 32 block of single elements moved 2.1 TB/s
-// on the H100 against 2.9 for the plain copy: too few bytes in flight per thread.) The source's
-// reads are vectors when its lines are 16-byte aligned, else single elements. The padding past
-// `length` is written with zeros.
+// 16 lines per pass of 256 threads, four passes. (On the H100 a 32 x 32 block of single elements
+// moved 2.1 TB/s, this one 2.5; the plain copy moves 2.9: docs/perf-notes.md, sm90 v20.) The
+// source's reads are vectors when its lines are 16-byte aligned, else single elements. The padding
+// past `length` is written with zeros.
 constexpr int kTransposeTile = 64, kTransposeThreads = 256;
 template <bool kVectorReads>
 __global__ void __launch_bounds__(kTransposeThreads)
@@ -123,8 +123,8 @@ Status launch_copy(const void* source, void* workspace, const OperandCopy& c, cu
                   unsigned(c.entries < 65535 ? c.entries : 65535));
   copy_lines<T><<<grid, kThreads, 0, stream>>>(
       static_cast<const T*>(source), c.source_ld, c.source_batch_stride,
-      reinterpret_cast<T*>(static_cast<char*>(workspace) + c.offset), c.ld, c.batch_stride, c.lines,
-      c.length, c.entries);
+      reinterpret_cast<T*>(static_cast<char*>(workspace) + c.offset), c.ld, c.batch_stride,
+      c.lines, c.length, c.entries);
   return check_launch("aligned copy (copy_lines)");
 }
 
@@ -162,9 +162,9 @@ Status pool_of(int device, cudaMemPool_t* pool) {
     return s;
   }
   uint64_t unlimited = UINT64_MAX;
-  if (Status s =
-          cuda_status(cudaMemPoolSetAttribute(*pool, cudaMemPoolAttrReleaseThreshold, &unlimited),
-                      "aligned copy: cudaMemPoolSetAttribute(ReleaseThreshold)");
+  if (Status s = cuda_status(cudaMemPoolSetAttribute(*pool, cudaMemPoolAttrReleaseThreshold,
+                                                     &unlimited),
+                             "aligned copy: cudaMemPoolSetAttribute(ReleaseThreshold)");
       !s.ok()) {
     return s;
   }

@@ -12,8 +12,9 @@
 namespace tilegemm::gpu {
 
 const std::vector<Kernel>& kernels() {
-  static const std::vector<Kernel> table = {naive_kernel(),    smem_kernel(), tile2d_kernel(),
-                                            warptile_kernel(), sm80_kernel(), sm90_kernel()};
+  static const std::vector<Kernel> table = {naive_kernel(), smem_kernel(), tile2d_kernel(),
+                                            warptile_kernel(), sm80_kernel(),
+                                            sm90_kernel()};
   return table;
 }
 
@@ -77,17 +78,14 @@ Status launch(const Kernel& kernel, const GemmProblem& p, const KernelConfig& co
 
 namespace {
 
-void fill_report(const GemmProblem& p, const GemmOptions& options, const autotune::Choice& choice,
-                 const std::string& aligned_copies, GemmReport* report) {
+void fill_report(const GemmProblem& p, const GemmOptions& options,
+                 const autotune::Choice& choice, const std::string& aligned_copies,
+                 GemmReport* report) {
   if (report) {
     const bool automatic = options.kernel.empty() || options.kernel == "auto";
-    *report = {Backend::gpu,
-               choice.kernel->info.name,
-               choice.config,
-               choice.source,
+    *report = {Backend::gpu, choice.kernel->info.name, choice.config, choice.source,
                choice.source == "given" ? std::string() : autotune::to_string(choice.key),
-               automatic ? auto_kernel_note(p, *choice.kernel) : std::string(),
-               aligned_copies};
+               automatic ? auto_kernel_note(p, *choice.kernel) : std::string(), aligned_copies};
   }
 }
 
