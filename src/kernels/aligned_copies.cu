@@ -177,13 +177,15 @@ Status pool_of(int device, cudaMemPool_t* pool) {
 AlignedCopyPlan copy_plan(const GemmProblem& p, const GemmOptions& options) {
   const bool automatic = options.kernel.empty() || options.kernel == "auto";
   const Kernel* sm90 = find_kernel("sm90");
-  if (p.a.dtype == DType::tf32 && sm90 != nullptr && (automatic || options.kernel == "sm90")) {
-    const AlignedCopyPlan k_major = plan_aligned_copies(p, options.aligned_copies, true);
+  if (sm90 != nullptr && (automatic || options.kernel == "sm90")) {
+    const CopyGoals goals{.k_major = p.a.dtype == DType::tf32,
+                          .l2_lines = p.a.dtype == DType::fp16 || p.a.dtype == DType::bf16};
+    const AlignedCopyPlan for_sm90 = plan_aligned_copies(p, options.aligned_copies, goals);
     // The copies' addresses only need to be aligned stand-ins to ask whether sm90 takes them.
     const GemmProblem q =
-        with_aligned_copies(p, k_major, reinterpret_cast<void*>(kWorkspaceAlignment));
-    if (k_major.any() && sm90->can_implement(q, sm90->default_for(DType::tf32)).empty()) {
-      return k_major;
+        with_aligned_copies(p, for_sm90, reinterpret_cast<void*>(kWorkspaceAlignment));
+    if (for_sm90.any() && sm90->can_implement(q, sm90->default_for(p.a.dtype)).empty()) {
+      return for_sm90;
     }
   }
   return plan_aligned_copies(p, options.aligned_copies);

@@ -9,9 +9,10 @@
 
 namespace tilegemm::gpu {
 
-// What gemm() copies before running `p`: operands whose lines are not 16-byte aligned and, for
-// tf32 on the sm90 kernel (auto or named, where this device and build have it and it takes the
-// copies), operands that are not K-major, transposed (problem/aligned_copies.hpp).
+// What gemm() copies before running `p`: operands whose lines are not 16-byte aligned and, for the
+// sm90 kernel (auto or named, where this device and build have it and it takes the copies),
+// tf32 operands that are not K-major, transposed, and 16-bit ones onto 128-byte lines, where the
+// problem outweighs the copy (problem/aligned_copies.hpp).
 AlignedCopyPlan copy_plan(const GemmProblem& p, const GemmOptions& options);
 
 // Owns the workspace of one GEMM call: make() takes it from the library's pool on the problem's

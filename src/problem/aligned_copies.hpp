@@ -43,6 +43,15 @@ inline constexpr int64_t kCopyLineBytes = 128;
 // 168.2 (docs/perf-notes.md, sm90 v20). An operand copied for alignment anyway is transposed free.
 inline constexpr double kTransposeMinFlopsPerByte = 384;
 
+// For the sm90 kernel, a 16-bit operand whose lines are 16-byte aligned but not whole L2 lines
+// apart is copied onto 128-byte lines where the GEMM does at least this many flops per byte of
+// it. On the H100, kernel alone (`run --lda --ldb`, TFLOP/s): bf16 3000 x 5000 x 700 with B's
+// 10000-byte lines 383.0, on 128-byte lines 516.9; bf16 1000^3 (lines of 2000 bytes) 130.1
+// against 179.3, but there the copies of 2 MB operands (1000 flops per byte) cost about what
+// they save. tf32, at half the rate, gains less: A's 2800-byte lines at 3000 x 5000 x 700 cost
+// 3 % (207.3 against 213.7), less than their copy (docs/perf-notes.md, sm90 v20).
+inline constexpr double kRelineMinFlopsPerByte = 2048;
+
 // One operand's copy. A matrix is stored as `lines` lines (rows when row-major, columns when
 // column-major) of `length` contiguous elements, `ld` apart; batch entries `batch_stride` apart.
 // `lines` and `length` are the copy's; a transposed copy's lines run across the source's (the
@@ -68,13 +77,21 @@ struct AlignedCopyPlan {
 // x rounded up to a multiple of `multiple` (cdiv: schedule/tile_order.hpp, via matrix_view.hpp).
 constexpr int64_t round_up(int64_t x, int64_t multiple) { return cdiv(x, multiple) * multiple; }
 
+// What a kernel gains from copies beyond 16-byte alignment (gpu::copy_plan asks for them where
+// the sm90 kernel will run the copies).
+struct CopyGoals {
+  bool k_major = false;   // tf32: MN-major operands transposed (kTransposeMinFlopsPerByte)
+  bool l2_lines = false;  // 16-bit: lines moved onto 128-byte boundaries (kRelineMinFlopsPerByte)
+};
+
 // The copy of `in`, a rows x cols operand of a problem with `batch_count` entries, if it needs one:
-// when its lines are not 16-byte aligned, or to `layout` when given and different from its own
-// (an aligned operand only where the problem does `flops` >= kTransposeMinFlopsPerByte per byte
-// of it).
+// when its lines are not 16-byte aligned; to `layout` when given and different from its own (an
+// aligned operand only where the problem does `flops` >= kTransposeMinFlopsPerByte per byte of
+// it); or, with `l2_lines` and 16-bit elements, when its lines are not 128 bytes apart and the
+// problem does `flops` >= kRelineMinFlopsPerByte per byte of it.
 inline OperandCopy plan_operand_copy(const MatrixInput& in, int64_t rows, int64_t cols,
                                      int64_t batch_count, std::optional<Layout> layout = {},
-                                     double flops = 0) {
+                                     double flops = 0, bool l2_lines = false) {
   OperandCopy c;
   const int element_size = dtype_size(in.dtype);
   const int64_t ld = effective_ld(in.ld, in.layout, rows, cols);
@@ -83,7 +100,9 @@ inline OperandCopy plan_operand_copy(const MatrixInput& in, int64_t rows, int64_
       double(rows) * double(cols) * element_size * double(in.batch_stride == 0 ? 1 : batch_count);
   c.transposed = layout.has_value() && *layout != in.layout &&
                  (!aligned || flops >= kTransposeMinFlopsPerByte * bytes);
-  if (!c.transposed && aligned) return c;
+  const bool reline = l2_lines && element_size == 2 && ld * element_size % kCopyLineBytes != 0 &&
+                      flops >= kRelineMinFlopsPerByte * bytes;
+  if (!c.transposed && !reline && aligned) return c;
   c.needed = true;
   const bool row_major = (in.layout == Layout::row_major) != c.transposed;  // the copy's
   c.layout = row_major ? Layout::row_major : Layout::col_major;
@@ -99,20 +118,22 @@ inline OperandCopy plan_operand_copy(const MatrixInput& in, int64_t rows, int64_
   return c;
 }
 
-// What gemm() copies before running `p` on the GPU (nothing when `enabled` is false, the problem
-// is small or empty, or both operands are aligned and, with `k_major`, K-major -- row-major A,
-// column-major B -- or not worth transposing).
+// What gemm() copies before running `p` on the GPU: nothing when `enabled` is false or the
+// problem is small or empty; else the operands that are not 16-byte aligned, and those that
+// `goals` ask for (K-major: row-major A, column-major B; lines on L2 lines) where worth it.
 inline AlignedCopyPlan plan_aligned_copies(const GemmProblem& p, bool enabled = true,
-                                           bool k_major = false) {
+                                           CopyGoals goals = {}) {
   AlignedCopyPlan plan;
   if (!enabled || p.m == 0 || p.n == 0 || p.k == 0) return plan;
   if (double(p.m) * double(p.n) * double(p.k) < double(kAlignedCopyMinWork)) return plan;
   using Want = std::optional<Layout>;
   const double flops = 2.0 * double(p.m) * double(p.n) * double(p.k) * double(p.batch_count);
-  plan.a = plan_operand_copy(p.a, p.m, p.k, p.batch_count,
-                             k_major ? Want(Layout::row_major) : Want(), flops);
-  plan.b = plan_operand_copy(p.b, p.k, p.n, p.batch_count,
-                             k_major ? Want(Layout::col_major) : Want(), flops);
+  plan.a =
+      plan_operand_copy(p.a, p.m, p.k, p.batch_count,
+                        goals.k_major ? Want(Layout::row_major) : Want(), flops, goals.l2_lines);
+  plan.b =
+      plan_operand_copy(p.b, p.k, p.n, p.batch_count,
+                        goals.k_major ? Want(Layout::col_major) : Want(), flops, goals.l2_lines);
   plan.b.offset = round_up(plan.a.bytes, kWorkspaceAlignment);
   plan.workspace_bytes = plan.b.offset + plan.b.bytes;
   return plan;

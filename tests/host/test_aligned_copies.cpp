@@ -9,6 +9,10 @@
 namespace tilegemm {
 namespace {
 
+// What gpu::copy_plan asks for on behalf of sm90: tf32 operands K-major, 16-bit ones on L2 lines.
+constexpr CopyGoals kKMajor{.k_major = true};
+constexpr CopyGoals kL2Lines{.l2_lines = true};
+
 // A stand-in device address: 256-byte aligned unless `offset` says otherwise (never read).
 const void* address(uintptr_t offset = 0) {
   return reinterpret_cast<const void*>((uintptr_t(1) << 40) + offset);
@@ -88,7 +92,7 @@ TEST(AlignedCopyPlan, KMajorPlansTransposeColumnMajorAAndRowMajorB) {
   p.batch_count = 2;
   p.a.batch_stride = 1000 * 700;
   p.b.batch_stride = 700 * 1000;
-  const AlignedCopyPlan plan = plan_aligned_copies(p, true, /*k_major=*/true);
+  const AlignedCopyPlan plan = plan_aligned_copies(p, true, kKMajor);
   ASSERT_TRUE(plan.a.needed && plan.b.needed);
   EXPECT_TRUE(plan.a.transposed && plan.b.transposed);
   EXPECT_EQ(plan.a.layout, Layout::row_major);
@@ -119,10 +123,10 @@ TEST(AlignedCopyPlan, KMajorPlansTransposeColumnMajorAAndRowMajorB) {
   p.a.ld = 700;
   p.b.layout = Layout::col_major;
   p.b.ld = 700;
-  EXPECT_FALSE(plan_aligned_copies(p, true, true).any());
+  EXPECT_FALSE(plan_aligned_copies(p, true, kKMajor).any());
   p.b.ld = 701;
   p.b.batch_stride = 1000 * 701;
-  const AlignedCopyPlan plain = plan_aligned_copies(p, true, true);
+  const AlignedCopyPlan plain = plan_aligned_copies(p, true, kKMajor);
   EXPECT_FALSE(plain.a.needed);
   ASSERT_TRUE(plain.b.needed);
   EXPECT_FALSE(plain.b.transposed);
@@ -132,42 +136,65 @@ TEST(AlignedCopyPlan, KMajorPlansTransposeColumnMajorAAndRowMajorB) {
   p.b.ld = 1000;
   p.b.batch_stride = 700 * 1000;
   EXPECT_FALSE(plan_aligned_copies(p).any());
-  EXPECT_TRUE(plan_aligned_copies(p, true, true).b.transposed);
+  EXPECT_TRUE(plan_aligned_copies(p, true, kKMajor).b.transposed);
   // Nor does a small problem get one.
   p.m = p.n = p.k = 256;
   p.a.ld = p.b.ld = 0;
   p.a.batch_stride = p.b.batch_stride = 256 * 256;
-  EXPECT_FALSE(plan_aligned_copies(p, true, true).any());
+  EXPECT_FALSE(plan_aligned_copies(p, true, kKMajor).any());
 }
 
 TEST(AlignedCopyPlan, AnAlignedOperandIsTransposedOnlyWhereTheGemmOutweighsTheCopy) {
   // B's bytes against the flops: 2MNK / (4KN) = M/2 per byte; transposed from M = 768 (384).
   GemmProblem p = problem(1000, 1000, 1000, DType::tf32);
-  EXPECT_TRUE(plan_aligned_copies(p, true, true).b.transposed);  // 500 per byte
-  p = problem(512, 512, 512, DType::tf32);                       // 256
-  EXPECT_FALSE(plan_aligned_copies(p, true, true).any());
+  EXPECT_TRUE(plan_aligned_copies(p, true, kKMajor).b.transposed);  // 500 per byte
+  p = problem(512, 512, 512, DType::tf32);                          // 256
+  EXPECT_FALSE(plan_aligned_copies(p, true, kKMajor).any());
   p = problem(128, 4096, 4096, DType::tf32);  // 64
-  EXPECT_FALSE(plan_aligned_copies(p, true, true).any());
+  EXPECT_FALSE(plan_aligned_copies(p, true, kKMajor).any());
   p = problem(768, 4096, 4096, DType::tf32);  // 384
-  EXPECT_TRUE(plan_aligned_copies(p, true, true).b.transposed);
+  EXPECT_TRUE(plan_aligned_copies(p, true, kKMajor).b.transposed);
   // A batch multiplies the flops and the bytes alike, unless B is shared by every entry.
   p = problem(512, 512, 512, DType::tf32);
   p.batch_count = 4;
   p.a.batch_stride = p.b.batch_stride = 512 * 512;
-  EXPECT_FALSE(plan_aligned_copies(p, true, true).any());
+  EXPECT_FALSE(plan_aligned_copies(p, true, kKMajor).any());
   p.b.batch_stride = 0;
-  EXPECT_TRUE(plan_aligned_copies(p, true, true).b.transposed);
+  EXPECT_TRUE(plan_aligned_copies(p, true, kKMajor).b.transposed);
   // An operand copied for alignment anyway is transposed whatever the ratio.
   p = problem(512, 512, 512, DType::tf32);
   p.b.ld = 513;
-  EXPECT_TRUE(plan_aligned_copies(p, true, true).b.transposed);
+  EXPECT_TRUE(plan_aligned_copies(p, true, kKMajor).b.transposed);
   // Column-major A: N/2 flops per byte (B column-major: nothing to do for it).
   p = problem(4096, 128, 4096, DType::tf32);
   p.a.layout = Layout::col_major;
   p.b.layout = Layout::col_major;
-  EXPECT_FALSE(plan_aligned_copies(p, true, true).any());
+  EXPECT_FALSE(plan_aligned_copies(p, true, kKMajor).any());
   p.n = 1024;
-  EXPECT_TRUE(plan_aligned_copies(p, true, true).a.transposed);
+  EXPECT_TRUE(plan_aligned_copies(p, true, kKMajor).a.transposed);
+}
+
+TEST(AlignedCopyPlan, SixteenBitOperandsGoOntoL2LinesWhereTheGemmOutweighsTheCopy) {
+  // 3000 x 5000 x 712 in bf16: A's lines are 1424 bytes, B's 10000, both 16-byte aligned but not
+  // on L2 lines; the GEMM does 5000 flops per byte of A and 3000 of B, so for sm90 both are
+  // copied onto 128-byte lines.
+  GemmProblem p = problem(3000, 5000, 712, DType::bf16);
+  const AlignedCopyPlan plan = plan_aligned_copies(p, true, kL2Lines);
+  ASSERT_TRUE(plan.a.needed && plan.b.needed);
+  EXPECT_FALSE(plan.a.transposed || plan.b.transposed);
+  EXPECT_EQ(plan.a.ld, 768);
+  EXPECT_EQ(plan.b.ld, 5056);
+  EXPECT_EQ(describe(plan),
+            "operands copied to 128-byte aligned lines first: a ld 712 -> 768, b ld 5000 -> 5056");
+  // Not asked for: nothing to copy.
+  EXPECT_FALSE(plan_aligned_copies(p).any());
+  // 1000^3: 1000 flops per byte, below the threshold: the copies cost what they save.
+  EXPECT_FALSE(plan_aligned_copies(problem(1000, 1000, 1000, DType::bf16), true, kL2Lines).any());
+  // fp32 and tf32 keep their 16-byte aligned lines (tf32 gains less than the copy costs).
+  EXPECT_FALSE(plan_aligned_copies(problem(3000, 5000, 712, DType::fp32), true, kL2Lines).any());
+  EXPECT_FALSE(plan_aligned_copies(problem(3000, 5000, 712, DType::tf32), true, kL2Lines).any());
+  // Lines already on 128 bytes stay.
+  EXPECT_FALSE(plan_aligned_copies(problem(3072, 5120, 768, DType::bf16), true, kL2Lines).any());
 }
 
 TEST(AlignedCopyPlan, AnOperandSharedByTheBatchIsCopiedOnce) {
