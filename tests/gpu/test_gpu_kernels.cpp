@@ -322,22 +322,30 @@ WorkloadSpec general_epilogue_over_tiles(int64_t k, DType dtype, Activation acti
 }
 
 // The persistent sm90 kernel walks several tiles per program when there are more tiles than
-// SMs, and its epilogue carries part of one tile's D into the next tile's K loop (128x256 and
-// 256x128). Batches of 8 give every config more tiles than an H100 has SMs (128x256: 200); the
-// K values put the carried chunks' store on a middle, the last and the only K step; partial
-// tiles at the bottom and right edges. The general epilogue (beta*C in place, bias, gelu) goes
-// through the same store buffers, each tile waiting for the last one's stores to read them.
+// SMs, and its epilogue carries part of one tile's D into the next tile's K loop (128x256,
+// 256x128, and 128x128 with an fp32 D). Batches of 8 give every config more tiles than an H100
+// has SMs (128x256: 200); the K values put the carried chunks' store on a middle, the last and
+// the only K step; partial tiles at the bottom and right edges. D = alpha * AB goes through TMA
+// in the input's default output type and in fp32 (twice the chunks: ping-pong stores them in
+// two rounds). The general epilogue (beta*C in place, bias, gelu) goes through the same store
+// buffers, each tile waiting for the last one's stores to read them.
 TEST_F(GpuKernels, PersistentProgramsWithSeveralTilesEach) {
   if (!hopper()) GTEST_SKIP() << "sm90 runs only on compute capability 9.0";
   uint64_t seed = 700;
   for (const KernelCase& kc : every_kernel_config()) {
     if (kc.options.kernel != "sm90") continue;
     for (DType dtype : kc.dtypes) {
-      for (int64_t k : {320, 136, 64}) {
-        WorkloadSpec s = spec_of(520, 1032, k, dtype);  // 16-byte rows: D goes through TMA
-        s.batch_count = 8;
-        s.seed = seed++;
-        testing::expect_matches_reference(suited(s, kc), kc.options);  // no refusal allowed here
+      std::vector<DType> outputs = {harness::default_output_dtype(dtype)};
+      if (outputs.front() != DType::fp32) outputs.push_back(DType::fp32);
+      for (DType out : outputs) {
+        for (int64_t k : {320, 136, 64}) {
+          WorkloadSpec s = spec_of(520, 1032, k, dtype);  // 16-byte rows: D goes through TMA
+          s.output_dtype = out;
+          s.alpha = 1.5f;
+          s.batch_count = 8;
+          s.seed = seed++;
+          testing::expect_matches_reference(suited(s, kc), kc.options);  // no refusal here
+        }
       }
       testing::expect_matches_reference(
           suited(general_epilogue_over_tiles(136, dtype, Activation::gelu, seed++), kc),

@@ -3,6 +3,7 @@
 // which problems the TMA-store epilogue takes.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 #include <set>
 
@@ -105,6 +106,32 @@ TEST(Sm90Layout, StoreChunksAreTheLayoutTmaStoresRead) {
   }
 }
 
+TEST(Sm90Layout, Fp32StoreChunksAreTheLayoutTmaStoresRead) {
+  // An fp32 D's chunk is 64 rows x 32 columns, the same 128-byte rows and swizzle.
+  ASSERT_EQ(store_columns(4), 32);
+  std::set<uint32_t> seen;
+  for (int row = 0; row < kStoreRows; ++row)
+    for (int col = 0; col < store_columns(4); ++col) {
+      const uint32_t at = store_chunk_offset(row, col, 4);
+      ASSERT_EQ(at, tma_byte(0, row, col * 4)) << row << "," << col;
+      seen.insert(at);
+    }
+  EXPECT_EQ(seen.size(), size_t(kStoreChunkBytes / 4));
+  // A warp's 8-byte store of one column pair per lane (8 rows x 4 pairs, 32 bytes per row)
+  // covers 256 bytes: two wavefronts, each bank twice and no more.
+  for (int block = 0; block < store_columns(4) / 8; ++block) {
+    std::map<uint32_t, int> bank_words;
+    for (int lane = 0; lane < 32; ++lane) {
+      const uint32_t at = store_chunk_offset(lane / 4, 8 * block + 2 * (lane % 4), 4);
+      ASSERT_EQ(at % 8, 0u);
+      ++bank_words[at / 4 % 32];
+      ++bank_words[(at / 4 + 1) % 32];
+    }
+    EXPECT_EQ(bank_words.size(), 32u) << "column block " << block;
+    for (const auto& [bank, words] : bank_words) EXPECT_EQ(words, 2) << "bank " << bank;
+  }
+}
+
 // D = alpha * AB in bf16, row-major, M x N with leading dimension ld, at a 16-byte aligned
 // address (never dereferenced: the route is decided from the description alone).
 GemmArgs plain_bf16_d(int64_t m, int64_t n, int64_t ld) {
@@ -151,7 +178,18 @@ TEST(Sm90Epilogue, TmaStoresTakeEveryEpilogueIntoAnAlignedSixteenBitRowMajorD) {
               a.epilogue.beta = 1.0f;
             }),
             StoreRoute::general);
-  EXPECT_EQ(route_with([](GemmArgs& a) { a.epilogue.d.dtype = DType::fp32; }), StoreRoute::general);
+  // An fp32 D: alpha * AB through TMA (rows of 4-value multiples), the rest from registers.
+  EXPECT_EQ(route_with([](GemmArgs& a) { a.epilogue.d.dtype = DType::fp32; }), StoreRoute::tma);
+  EXPECT_EQ(route_with([](GemmArgs& a) {
+              a.epilogue.d.dtype = DType::fp32;
+              a.epilogue.beta = 1.0f;
+            }),
+            StoreRoute::general);
+  EXPECT_EQ(route_with([](GemmArgs& a) {
+              a.epilogue.d.dtype = DType::fp32;
+              a.epilogue.d.stride.row = 138;  // 552-byte rows
+            }),
+            StoreRoute::general);
   EXPECT_EQ(route_with([](GemmArgs& a) {
               a.epilogue.d.stride = {1, 200};
             }),  // column-major
@@ -217,13 +255,16 @@ TEST(Sm90Layout, StoreBuffersHoldAWholePartWhenTheStagesLeaveRoom) {
   EXPECT_EQ(store_buffers(256, 128, 4), 2);
   // Smaller tiles: the whole part, as many buffers as chunks.
   EXPECT_EQ(store_buffers(128, 128, 6), 2);
-  EXPECT_EQ(store_buffers(128, 64, 8), 1);
+  // 128x64 and 64x64: room for a consumer's whole part of an fp32 D (two 64 x 32 chunks).
+  EXPECT_EQ(store_chunks_per_warpgroup(128, 64, false, 4), 2);
+  EXPECT_EQ(store_buffers(128, 64, 8), 2);
+  EXPECT_EQ(store_buffers(64, 64, 12), 2);
   // A 64-row tile has one consumer, which owns it all.
   EXPECT_EQ(math_warpgroups(64), 1);
   EXPECT_EQ(math_warpgroups(128), 2);
   EXPECT_EQ(store_chunks_per_warpgroup(64, 64), 1);
   EXPECT_EQ(store_chunks_per_warpgroup(64, 128), 2);
-  EXPECT_EQ(shared_bytes(64, 64, 8) - stage_bytes(64, 64, 8), kStoreChunkBytes);
+  EXPECT_EQ(shared_bytes(64, 64, 8) - stage_bytes(64, 64, 8), 2 * kStoreChunkBytes);
   // The total is the stages' bytes plus the buffers of both consumers.
   EXPECT_EQ(shared_bytes(128, 256, 3) - stage_bytes(128, 256, 3), 2 * 4 * kStoreChunkBytes);
   EXPECT_EQ(shared_bytes(128, 256, 4) - stage_bytes(128, 256, 4), 2 * 2 * kStoreChunkBytes);

@@ -98,12 +98,15 @@ struct Sm90Shape {
   // The epilogue's TMA-store chunk buffers, per consumer and in all (smem_layout.hpp).
   static constexpr int kStoreBuffers = store_buffers(BM, BN, kStages, kSplitK, kPingPong);
   static constexpr int kStoreBytes = kConsumers * kStoreBuffers * kStoreChunkBytes;
-  // Whether a consumer carries chunks of a tile's D into its next tile (store_tma).
+  // Whether a consumer carries chunks of a tile's D into its next tile (store_tma): where its
+  // buffers hold less than its part of an fp32 D (a 16-bit D's part is half that). Not in
+  // ping-pong, whose epilogue runs while the other consumer's mainloop does.
   static constexpr bool kHoldsChunks =
-      kStoreBuffers < store_chunks_per_warpgroup(BM, BN, kPingPong);
+      !kPingPong && kStoreBuffers < store_chunks_per_warpgroup(BM, BN, kPingPong, 4);
   static_assert(WM % 64 == 0, "each consumer owns whole 64-row wgmma tiles");
-  static_assert(!kPingPong || (kClusterM == 1 && kSplitK == 1 && !kHoldsChunks),
-                "ping-pong: no clusters, and buffers for a consumer's whole tile");
+  static_assert(!kPingPong || (kClusterM == 1 && kSplitK == 1 &&
+                               kStoreBuffers >= store_chunks_per_warpgroup(BM, BN, true)),
+                "ping-pong: no clusters, and buffers for a consumer's whole tile of 16-bit D");
   static_assert(BN % 64 == 0 && BN <= 256, "wgmma N: a multiple of 64 up to 256 here");
   static_assert(kStages >= 2, "a pipeline needs at least two stages");
   static_assert(kClusterM == 1 || (kClusterM == 2 && BN % (2 * kMnBlock) == 0),
@@ -502,46 +505,68 @@ __device__ __forceinline__ void pass_turn(int consumer) {
   asm volatile("bar.arrive %0, 256;\n" ::"r"(3 + (1 - consumer)) : "memory");
 }
 
-// One 64 x 64 chunk of D as one thread holds it: 16 pairs of adjacent columns, scaled and
-// converted to the output type. wgmma's accumulator layout: warp w of the warpgroup holds rows
-// 16w + lane/4 and 16w + lane/4 + 8; registers 4j + {0,1} (4j + {2,3} for the second row) hold
-// columns 8j + 2(lane%4) + {0,1}. Pair 2*block + half is row 16w + lane/4 + 8*half, columns
-// 8*block + 2(lane%4) + {0,1} of the chunk.
-struct ChunkPairs {
-  uint32_t pair[16];
+// One chunk of D (64 rows x 128 bytes) as one thread holds it, scaled and converted to the output
+// type: 16 words. wgmma's accumulator layout: warp w of the warpgroup holds rows 16w + lane/4 and
+// 16w + lane/4 + 8; registers 4j + {0,1} (4j + {2,3} for the second row) hold columns
+// 8j + 2(lane%4) + {0,1}. The thread's pair (block, half) is row 16w + lane/4 + 8*half, columns
+// 8*block + 2(lane%4) + {0,1} of the chunk:
+//   16-bit D (64 columns, 8 blocks): word 2*block + half is the pair, packed;
+//   fp32 D (32 columns, 4 blocks):   words 4*block + 2*half + {0,1} are its two values.
+struct ChunkWords {
+  uint32_t word[16];
 };
 
-// Chunk `chunk` (columns 64*chunk..) of a 64-row wgmma tile's accumulators, as pairs.
+// Bytes of one value of D for a pair type: __half2 and __nv_bfloat162 hold two 16-bit values,
+// float2 two fp32 ones.
+template <typename Pair>
+constexpr int kPairElementBytes = int(sizeof(Pair)) / 2;
+
+// Chunk `chunk` (columns store_columns() * chunk..) of a 64-row wgmma tile's accumulators.
 template <typename Pair, int N>
-__device__ __forceinline__ ChunkPairs convert_chunk(const float (&acc)[N], int chunk, float alpha) {
-  ChunkPairs out;
+__device__ __forceinline__ ChunkWords convert_chunk(const float (&acc)[N], int chunk, float alpha) {
+  constexpr int kBlocks = store_columns(kPairElementBytes<Pair>) / 8;  // of 4 registers each
+  ChunkWords out;
 #pragma unroll
-  for (int block = 0; block < 8; ++block)  // 8 column blocks of 4 registers per chunk
+  for (int block = 0; block < kBlocks; ++block)
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      const int r = 4 * (8 * chunk + block) + 2 * half;
+      const int r = 4 * (kBlocks * chunk + block) + 2 * half;
       const float v0 = alpha * acc[r], v1 = alpha * acc[r + 1];
-      Pair pair;
-      if constexpr (std::is_same_v<Pair, __half2>) {
-        pair = __floats2half2_rn(v0, v1);
+      if constexpr (std::is_same_v<Pair, float2>) {
+        out.word[4 * block + 2 * half] = __float_as_uint(v0);
+        out.word[4 * block + 2 * half + 1] = __float_as_uint(v1);
       } else {
-        pair = __floats2bfloat162_rn(v0, v1);
+        Pair pair;
+        if constexpr (std::is_same_v<Pair, __half2>) {
+          pair = __floats2half2_rn(v0, v1);
+        } else {
+          pair = __floats2bfloat162_rn(v0, v1);
+        }
+        out.word[2 * block + half] = *reinterpret_cast<uint32_t*>(&pair);
       }
-      out.pair[2 * block + half] = *reinterpret_cast<uint32_t*>(&pair);
     }
   return out;
 }
 
-// Writes a thread's pairs of a chunk into a store buffer (store_chunk_offset's layout).
-__device__ __forceinline__ void write_chunk(unsigned char* buffer, const ChunkPairs& chunk) {
+// Writes a thread's words of a chunk into a store buffer (store_chunk_offset's layout): one
+// 4-byte pair per (block, half) for a 16-bit D, one 8-byte pair for an fp32 D.
+template <int kElementBytes>
+__device__ __forceinline__ void write_chunk(unsigned char* buffer, const ChunkWords& chunk) {
   const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
   const int row = 16 * warp + lane / 4, col = 2 * (lane % 4);  // the thread's first pair
+  constexpr int kBlocks = store_columns(kElementBytes) / 8;
 #pragma unroll
-  for (int block = 0; block < 8; ++block)
+  for (int block = 0; block < kBlocks; ++block)
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      *reinterpret_cast<uint32_t*>(buffer + store_chunk_offset(row + 8 * half, 8 * block + col)) =
-          chunk.pair[2 * block + half];
+      unsigned char* const at =
+          buffer + store_chunk_offset(row + 8 * half, 8 * block + col, kElementBytes);
+      if constexpr (kElementBytes == 4) {
+        *reinterpret_cast<uint2*>(at) =
+            make_uint2(chunk.word[4 * block + 2 * half], chunk.word[4 * block + 2 * half + 1]);
+      } else {
+        *reinterpret_cast<uint32_t*>(at) = chunk.word[2 * block + half];
+      }
     }
 }
 
@@ -559,10 +584,11 @@ struct ChunkOrigin {
 };
 
 // Where chunk c of a consumer's part of a tile goes in D (or comes from in C): the part's first
-// row and column are row0 and col0; its chunks run along the columns, then down the 64-row parts.
-template <int kChunksPerPart>
+// row and column are row0 and col0; its chunks (kColumns wide) run along the columns, then down
+// the 64-row parts.
+template <int kChunksPerPart, int kColumns = kStoreColumns>
 __device__ __forceinline__ ChunkOrigin chunk_origin(int row0, int col0, int c) {
-  return {row0 + c / kChunksPerPart * kStoreRows, col0 + c % kChunksPerPart * kStoreColumns};
+  return {row0 + c / kChunksPerPart * kStoreRows, col0 + c % kChunksPerPart * kColumns};
 }
 
 // Waits until the consumer's earlier TMA stores have read its store buffers.
@@ -591,72 +617,108 @@ __device__ __forceinline__ void hand_to_tma(const CUtensorMap& map_d, unsigned c
 
 // One round of TMA stores of kCount chunks of D, through the consumer's first kCount buffers:
 // once the stores of the round before have read the buffers, every thread writes its part of
-// chunk i (chunk(i), a ChunkPairs) into buffer i, and TMA stores it at origin(i).
-template <int kCount, class Chunk, class Origin>
+// chunk i (chunk(i), ChunkWords of a D of kElementBytes) into buffer i, and TMA stores it at
+// origin(i).
+template <int kCount, int kElementBytes, class Chunk, class Origin>
 __device__ __forceinline__ void store_round(const CUtensorMap& map_d, unsigned char* buffers,
                                             int batch, int consumer, Chunk chunk, Origin origin) {
   await_buffers(consumer);
 #pragma unroll
-  for (int i = 0; i < kCount; ++i) write_chunk(buffers + i * kStoreChunkBytes, chunk(i));
+  for (int i = 0; i < kCount; ++i) {
+    write_chunk<kElementBytes>(buffers + i * kStoreChunkBytes, chunk(i));
+  }
   hand_to_tma<kCount>(map_d, buffers, batch, consumer, origin);
+}
+
+// Chunks kFirst..kEnd-1 in rounds of up to kBuffers, each round once TMA has read the last.
+template <int kFirst, int kEnd, int kBuffers, int kElementBytes, class Chunk, class Origin>
+__device__ __forceinline__ void store_rounds(const CUtensorMap& map_d, unsigned char* buffers,
+                                             int batch, int consumer, Chunk chunk, Origin origin) {
+  if constexpr (kFirst < kEnd) {
+    constexpr int kCount = kEnd - kFirst < kBuffers ? kEnd - kFirst : kBuffers;
+    store_round<kCount, kElementBytes>(
+        map_d, buffers, batch, consumer, [&](int i) { return chunk(kFirst + i); },
+        [&](int i) { return origin(kFirst + i); });
+    store_rounds<kFirst + kCount, kEnd, kBuffers, kElementBytes>(map_d, buffers, batch, consumer,
+                                                                 chunk, origin);
+  }
 }
 
 // Chunks of D that wait in a consumer's registers, converted, for a free store buffer.
 struct HeldChunks {
   static constexpr int kCount = 2;
-  ChunkPairs chunk[kCount];
+  ChunkWords chunk[kCount];
   ChunkOrigin origin[kCount];
   int batch = 0;
   bool waiting = false;
+  bool fp32 = false;  // D's type: the chunks' layout (ChunkWords)
 
   // Stores the held chunks, if any (store_round first waits until the buffers are read).
   __device__ __forceinline__ void store(const CUtensorMap& map_d, unsigned char* buffers,
                                         int consumer) {
     if (!waiting) return;
-    store_round<kCount>(
-        map_d, buffers, batch, consumer, [&](int i) -> const ChunkPairs& { return chunk[i]; },
-        [&](int i) { return origin[i]; });
+    const auto held = [&](int i) -> const ChunkWords& { return chunk[i]; };
+    const auto at = [&](int i) { return origin[i]; };
+    if (fp32) {
+      store_round<kCount, 4>(map_d, buffers, batch, consumer, held, at);
+    } else {
+      store_round<kCount, 2>(map_d, buffers, batch, consumer, held, at);
+    }
     waiting = false;
   }
 };
 
 // D = alpha * AB through shared memory and TMA, for a consumer's part of the tile (kParts wgmma
-// tiles of 64 rows, from row0, columns from col0), in 64 x 64 chunks.
+// tiles of 64 rows, from row0, columns from col0), in chunks of 64 rows x 128 bytes (64 x 64 of a
+// 16-bit D, 64 x 32 of an fp32 D; Pair: __half2, __nv_bfloat162 or float2).
 //   kBuffers >= chunks  one round: every chunk is written and stored at once; the buffers' last
 //                       stores, a tile ago, have long read them.
-//   kBuffers == 2       (128x256 and 256x128: four chunks, room for two) the first two chunks
-//                       are stored at once; the last two wait in registers, converted (32 of
-//                       them), and the consumer goes on to its next tile. It stores them during
-//                       that tile's K loop, while a K step's wgmma run, when the first two have
-//                       left the buffers. Storing all four here made the consumer wait for TMA
-//                       to read the first two, with the tensor cores idle (docs/perf-notes.md,
-//                       sm90 v10). Holding all four takes 64 registers, which spilled.
-template <typename Pair, int kBuffers, int kParts, int N>
+//   kHold               (buffers for fewer chunks than an fp32 D's part: 128x256, 256x128 and
+//                       128x128 with two consumers) the last two chunks wait in registers,
+//                       converted (32 of them), and the consumer goes on to its next tile. It
+//                       stores them during that tile's K loop, while a K step's wgmma run, when
+//                       the chunks before have left the buffers. The chunks before go in rounds
+//                       of kBuffers, each once TMA has read the last: none for a 16-bit D in
+//                       128x128 (two chunks, two buffers), one round for 128x256, three for an
+//                       fp32 D there. Storing every chunk here made the consumer wait for TMA
+//                       to read the first ones, with the tensor cores idle (docs/perf-notes.md,
+//                       sm90 v10). Holding four takes 64 registers, which spilled.
+//   otherwise           (ping-pong with an fp32 D) rounds of kBuffers, each once TMA has read the
+//                       last; the other consumer's mainloop runs meanwhile.
+template <typename Pair, int kBuffers, bool kHold, int kParts, int N>
 __device__ __forceinline__ void store_tma(const CUtensorMap& map_d, unsigned char* buffers,
                                           HeldChunks& held, const float (&acc)[kParts][N],
                                           float alpha, int row0, int col0, int batch,
                                           int consumer) {
-  constexpr int kChunksPerPart = N / 32;
+  constexpr int kElementBytes = kPairElementBytes<Pair>;
+  constexpr int kColumns = store_columns(kElementBytes);
+  constexpr int kChunksPerPart = 2 * N / kColumns;  // N accumulators per thread: 2N columns
   constexpr int kChunks = kParts * kChunksPerPart;
   // Chunk c of the part, counted part by part.
   const auto convert = [&](int c) {
     return convert_chunk<Pair>(acc[c / kChunksPerPart], c % kChunksPerPart, alpha);
   };
-  const auto origin = [&](int c) { return chunk_origin<kChunksPerPart>(row0, col0, c); };
+  const auto origin = [&](int c) { return chunk_origin<kChunksPerPart, kColumns>(row0, col0, c); };
   if constexpr (kBuffers >= kChunks) {
-    store_round<kChunks>(map_d, buffers, batch, consumer, convert, origin);
-  } else {
-    static_assert(kBuffers == 2 && kChunks == 2 + HeldChunks::kCount,
-                  "two chunks stored at once, the rest held");
+    store_round<kChunks, kElementBytes>(map_d, buffers, batch, consumer, convert, origin);
+  } else if constexpr (kHold) {
+    static_assert(kBuffers >= HeldChunks::kCount && kChunks > HeldChunks::kCount,
+                  "the last two chunks held, the others stored");
+    constexpr int kStored = kChunks - HeldChunks::kCount;
     held.store(map_d, buffers, consumer);  // only if the K loop had no step to do it
-    store_round<2>(map_d, buffers, batch, consumer, convert, origin);
+    store_rounds<0, kStored, kBuffers, kElementBytes>(map_d, buffers, batch, consumer, convert,
+                                                      origin);
 #pragma unroll
     for (int i = 0; i < HeldChunks::kCount; ++i) {
-      held.chunk[i] = convert(2 + i);
-      held.origin[i] = origin(2 + i);
+      held.chunk[i] = convert(kStored + i);
+      held.origin[i] = origin(kStored + i);
     }
     held.batch = batch;
+    held.fp32 = kElementBytes == 4;
     held.waiting = true;
+  } else {
+    store_rounds<0, kChunks, kBuffers, kElementBytes>(map_d, buffers, batch, consumer, convert,
+                                                      origin);
   }
 }
 
@@ -1021,12 +1083,16 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         continue;
       }
       if (route == StoreRoute::tma) {
-        if (e.d.dtype == DType::bf16) {
-          store_tma<__nv_bfloat162, S::kStoreBuffers>(
+        const auto store = [&](auto pair) {
+          store_tma<decltype(pair), S::kStoreBuffers, S::kHoldsChunks>(
               map_d, my_chunks, held, acc, e.alpha, tile_row, tile_col, int(work.batch), consumer);
+        };
+        if (e.d.dtype == DType::bf16) {
+          store(__nv_bfloat162{});
+        } else if (e.d.dtype == DType::fp16) {
+          store(__half2{});
         } else {
-          store_tma<__half2, S::kStoreBuffers>(map_d, my_chunks, held, acc, e.alpha, tile_row,
-                                               tile_col, int(work.batch), consumer);
+          store(float2{});
         }
         continue;
       }

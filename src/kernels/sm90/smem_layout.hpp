@@ -98,24 +98,31 @@ TILEGEMM_HOST_DEVICE constexpr int warpgroup_rows(int block_m, bool ping_pong = 
   return ping_pong ? block_m : block_m / math_warpgroups(block_m);
 }
 
-// The epilogue's staging for TMA stores of D (16-bit, row-major): each math warpgroup fills
-// chunks of 64 rows x 64 columns (one 128-byte row each, the 128-byte swizzle again, so that the
-// warps' writes spread over all banks) and hands each to TMA as one box.
-constexpr int kStoreElementBytes = 2;                                           // a 16-bit D
-constexpr int kStoreRows = 64, kStoreColumns = kRowBytes / kStoreElementBytes;  // 64 x 64
-constexpr int kStoreChunkBytes = kStoreRows * kRowBytes;                        // 8 KB
+// The epilogue's staging for TMA stores of D (row-major): each math warpgroup fills chunks of 64
+// rows x 128 bytes -- 64 columns of a 16-bit D, 32 of an fp32 D -- one 128-byte row each, the
+// 128-byte swizzle again, so that the warps' writes spread over all banks, and hands each to TMA
+// as one box.
+constexpr int kStoreElementBytes = 2;  // a 16-bit D: the general epilogue's TMA route
+constexpr int kStoreRows = 64;
+constexpr int kStoreChunkBytes = kStoreRows * kRowBytes;  // 8 KB
 constexpr int64_t kSharedBudget = 227 * 1024;  // opt-in shared memory of one program, sm_90
+TILEGEMM_HOST_DEVICE constexpr int store_columns(int element_bytes = kStoreElementBytes) {
+  return kRowBytes / element_bytes;
+}
+constexpr int kStoreColumns = store_columns();  // 64 x 64 of a 16-bit D
 
-// Where element (row, col) of a store chunk lives: chunk c of row r at c ^ (r % 8).
-TILEGEMM_HOST_DEVICE constexpr uint32_t store_chunk_offset(int row, int col) {
-  const int byte = col * kStoreElementBytes;
+// Where element (row, col) of a store chunk lives: 16-byte chunk c of row r at c ^ (r % 8).
+TILEGEMM_HOST_DEVICE constexpr uint32_t store_chunk_offset(
+    int row, int col, int element_bytes = kStoreElementBytes) {
+  const int byte = col * element_bytes;
   return uint32_t(row * kRowBytes + ((byte / 16) ^ (row % 8)) * 16 + byte % 16);
 }
 
-// Store chunks in one math warpgroup's part of a tile: its rows and all BN columns.
-TILEGEMM_HOST_DEVICE constexpr int store_chunks_per_warpgroup(int block_m, int block_n,
-                                                              bool ping_pong = false) {
-  return warpgroup_rows(block_m, ping_pong) / kStoreRows * (block_n / kStoreColumns);
+// Store chunks in one math warpgroup's part of a tile: its rows and all BN columns, for a D of
+// `element_bytes` (an fp32 D has twice the chunks of a 16-bit one).
+TILEGEMM_HOST_DEVICE constexpr int store_chunks_per_warpgroup(
+    int block_m, int block_n, bool ping_pong = false, int element_bytes = kStoreElementBytes) {
+  return warpgroup_rows(block_m, ping_pong) / kStoreRows * (block_n / store_columns(element_bytes));
 }
 
 // Shared memory besides the store buffers: the stages, two mbarriers per stage, one per math
@@ -136,16 +143,18 @@ TILEGEMM_HOST_DEVICE constexpr int64_t partial_bytes(int block_m, int block_n, i
 // Chunk buffers per math warpgroup. When what the stages leave of the budget holds a
 // warpgroup's whole part, it gets one buffer per chunk: the epilogue writes every chunk, then
 // stores them all, one round with no wait (the buffers' last stores, a tile ago, are long done).
-// Otherwise two buffers take turns: one fills while the store of the other still reads it.
+// The whole part of an fp32 D is asked for first, then of a 16-bit D. Otherwise two buffers take
+// turns: one fills while the store of the other still reads it.
 TILEGEMM_HOST_DEVICE constexpr int store_buffers(int block_m, int block_n, int stages,
                                                  int split_k = 1, bool ping_pong = false) {
-  const int whole = store_chunks_per_warpgroup(block_m, block_n, ping_pong);
-  const int64_t all = int64_t(math_warpgroups(block_m, ping_pong)) * whole * kStoreChunkBytes;
-  return stage_bytes(block_m, block_n, stages, ping_pong) + all +
-                     partial_bytes(block_m, block_n, split_k) <=
-                 kSharedBudget
-             ? whole
-             : 2;
+  const int64_t rest = kSharedBudget - stage_bytes(block_m, block_n, stages, ping_pong) -
+                       partial_bytes(block_m, block_n, split_k);
+  const int64_t per_chunk = int64_t(math_warpgroups(block_m, ping_pong)) * kStoreChunkBytes;
+  const int whole_fp32 = store_chunks_per_warpgroup(block_m, block_n, ping_pong, 4);
+  const int whole_16bit = store_chunks_per_warpgroup(block_m, block_n, ping_pong, 2);
+  if (whole_fp32 * per_chunk <= rest) return whole_fp32;
+  if (whole_16bit * per_chunk <= rest) return whole_16bit;
+  return 2;
 }
 
 // Dynamic shared memory of a config: the stages and their barriers, the store buffers, split-K's

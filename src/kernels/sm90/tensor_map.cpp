@@ -44,9 +44,9 @@ StoreRoute store_route(const GemmArgs& args) {
   const EpilogueParams& e = args.epilogue;
   const bool plain = scales_only(e);
   const bool sixteen_bit = e.d.dtype == DType::fp16 || e.d.dtype == DType::bf16;
-  if (sixteen_bit && e.d.stride.col == 1 && tma_check(output_d(args), "d").empty()) {
-    return plain ? StoreRoute::tma : StoreRoute::tma_general;
-  }
+  const bool described = e.d.stride.col == 1 && tma_check(output_d(args), "d").empty();
+  if (sixteen_bit && described) return plain ? StoreRoute::tma : StoreRoute::tma_general;
+  if (e.d.dtype == DType::fp32 && described && plain) return StoreRoute::tma;
   return plain && sixteen_bit && aligned_pairs(e.d) ? StoreRoute::scaled : StoreRoute::general;
 }
 
