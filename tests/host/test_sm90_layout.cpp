@@ -178,13 +178,13 @@ TEST(Sm90Epilogue, TmaStoresTakeEveryEpilogueIntoAnAlignedSixteenBitRowMajorD) {
               a.epilogue.beta = 1.0f;
             }),
             StoreRoute::general);
-  // An fp32 D: alpha * AB through TMA (rows of 4-value multiples), the rest from registers.
+  // An fp32 D through TMA too where its rows are 16-byte multiples (4 values).
   EXPECT_EQ(route_with([](GemmArgs& a) { a.epilogue.d.dtype = DType::fp32; }), StoreRoute::tma);
   EXPECT_EQ(route_with([](GemmArgs& a) {
               a.epilogue.d.dtype = DType::fp32;
               a.epilogue.beta = 1.0f;
             }),
-            StoreRoute::general);
+            StoreRoute::tma_general);
   EXPECT_EQ(route_with([](GemmArgs& a) {
               a.epilogue.d.dtype = DType::fp32;
               a.epilogue.d.stride.row = 138;  // 552-byte rows
@@ -219,6 +219,8 @@ TEST(Sm90Epilogue, CComesByTmaWhenItLooksLikeD) {
   EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.c.stride.row = 140; }));   // 280-byte rows
   EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.d.stride.row = 140; }));   // D not by TMA
   EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.d.dtype = DType::fp32; }));
+  // An fp32 D takes the general epilogue through TMA stores, but each thread loads its own C.
+  EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.c.dtype = a.epilogue.d.dtype = DType::fp32; }));
 }
 
 TEST(Sm90Layout, SharedBytesFitTheH100) {

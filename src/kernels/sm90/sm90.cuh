@@ -465,7 +465,7 @@ __device__ __forceinline__ void take_round(const float (&acc)[N], int round,
   // clang-format on
 }
 
-// The general epilogue into any D (fp32, column-major, rows TMA cannot describe): each round's
+// The general epilogue into any D (column-major, rows TMA cannot describe): each round's
 // pairs stored from registers, masked at the edges.
 template <int N>
 __device__ __forceinline__ void finish_rolled(const EpilogueParams& p, int64_t batch, int64_t row,
@@ -755,29 +755,35 @@ struct SourceC {
   }
 };
 
-// The general epilogue (beta*C, bias, activation) into a D that TMA stores (16-bit, row-major,
-// described by map_d), for a consumer's part of the tile (kParts wgmma tiles of 64 rows from row0,
-// columns from col0): finish_rolled's rounds, each writing its pairs into a store buffer instead of
-// D. Chunk c of the part (64 x 64, four rounds) fills buffer c % kBuffers; once every buffer is
-// full (128x256 and 256x128: four chunks, two buffers) they go to TMA, and the next chunks wait
-// until TMA has read them. Nothing is held into the next tile: this route is for epilogues that
-// cost more than that wait.
-// With `c_tma` (c_by_tma), C arrives in the buffers by TMA: the first buffers' chunks were
-// requested during the tile's K loop, the rest once the first have gone to D. Each thread reads the
-// pair of C where it writes D's pair. Else each thread loads its values of C itself (finish_round).
-template <int kBuffers, int kParts, int N>
+// The general epilogue (beta*C, bias, activation) into a D that TMA stores (row-major, described
+// by map_d; kElementBytes 2 for fp16 and bf16, 4 for fp32), for a consumer's part of the tile
+// (kParts wgmma tiles of 64 rows from row0, columns from col0): finish_rolled's rounds, each
+// writing its pairs into a store buffer instead of D. Chunk c of the part (64 rows x 128 bytes:
+// four rounds of a 16-bit D, two of fp32) fills buffer c % kBuffers; once every buffer is full
+// (e.g. 128x256: four chunks of a 16-bit D, eight of fp32, two buffers) they go to TMA, and the
+// next chunks wait until TMA has read them. Nothing is held into the next tile: this route is for
+// epilogues that cost more than that wait. A 16-bit D takes the approximate activations
+// (activate), an fp32 D the exact ones.
+// With `c_tma` (c_by_tma; a 16-bit D only), C arrives in the buffers by TMA: the first buffers'
+// chunks were requested during the tile's K loop, the rest once the ones before have gone to D.
+// Each thread reads the pair of C where it writes D's pair. Else each thread loads its values of
+// C itself (finish_round).
+template <int kElementBytes, int kBuffers, int kParts, int N>
 __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtensorMap& map_d,
                                            unsigned char* buffers, float (&acc)[kParts][N],
                                            int row0, int col0, int batch, int consumer, int64_t m,
-                                           int64_t n, bool c_tma, SourceC& c) {
-  constexpr int kChunksPerPart = N / 32, kChunks = kParts * kChunksPerPart;
-  constexpr int kRoundsPerChunk = kStoreColumns / (8 * kRoundBlocks);
+                                           int64_t n, bool c_by_tma, SourceC& c) {
+  const bool c_tma = kElementBytes == 2 && c_by_tma;
+  constexpr int kColumns = store_columns(kElementBytes);
+  constexpr int kChunksPerPart = 2 * N / kColumns, kChunks = kParts * kChunksPerPart;
+  constexpr int kRoundsPerChunk = kColumns / (8 * kRoundBlocks);
+  static_assert(kBuffers >= kChunks || kChunks % kBuffers == 0, "whole groups of chunks");
   const bool fp16 = p.d.dtype == DType::fp16;
   const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
   const int row = 16 * warp + lane / 4, col = 2 * (lane % 4);  // the thread's first pair
   // Chunks first, first + 1, ... in buffers 0, 1, ...
   const auto from = [&](int first) {
-    return [=](int i) { return chunk_origin<kChunksPerPart>(row0, col0, first + i); };
+    return [=](int i) { return chunk_origin<kChunksPerPart, kColumns>(row0, col0, first + i); };
   };
   if (c_tma) {
     c.wait();
@@ -793,9 +799,7 @@ __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtens
         if (round % kRoundsPerChunk == 0 && chunk > 0 && chunk % kBuffers == 0) {
           hand_to_tma<kBuffers>(map_d, buffers, batch, consumer, from(chunk - kBuffers));
           if (c_tma) {
-            constexpr int kNext = kChunks - kBuffers < kBuffers ? kChunks - kBuffers : kBuffers;
-            static_assert(kChunks <= 2 * kBuffers, "C's chunks in two requests");
-            c.request<kNext>(buffers, batch, from(chunk));
+            c.request<kBuffers>(buffers, batch, from(chunk));
             c.wait();
           } else {
             await_buffers(consumer);
@@ -805,8 +809,7 @@ __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtens
       const int chunk_col = round % kRoundsPerChunk * 8 * kRoundBlocks;
       unsigned char* const buffer = buffers + chunk % kBuffers * kStoreChunkBytes;
       const auto at = [&](int b, int half) {
-        return reinterpret_cast<uint32_t*>(
-            buffer + store_chunk_offset(row + 8 * half, chunk_col + 8 * b + col));
+        return buffer + store_chunk_offset(row + 8 * half, chunk_col + 8 * b + col, kElementBytes);
       };
       float v[kRoundValues];
       take_round(acc[i], round, v);
@@ -815,19 +818,25 @@ __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtens
         for (int b = 0; b < kRoundBlocks; ++b)
 #pragma unroll
           for (int half = 0; half < 2; ++half) {
-            const float2 source = unpack_pair(fp16, *at(b, half));
+            const float2 source =
+                unpack_pair(fp16, *reinterpret_cast<const uint32_t*>(at(b, half)));
             float* const pair = &v[4 * b + 2 * half];
             pair[0] = p.alpha * pair[0] + p.beta * source.x;
             pair[1] = p.alpha * pair[1] + p.beta * source.y;
           }
       }
-      finish_round<true>(p, batch, row0 + i * kStoreRows + row,
-                         col0 + round * 8 * kRoundBlocks + col, v, m, n, c_tma);
+      finish_round<kElementBytes == 2>(p, batch, row0 + i * kStoreRows + row,
+                                       col0 + round * 8 * kRoundBlocks + col, v, m, n, c_tma);
 #pragma unroll
       for (int b = 0; b < kRoundBlocks; ++b)
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-          *at(b, half) = pack_pair(fp16, v[4 * b + 2 * half], v[4 * b + 2 * half + 1]);
+          const float v0 = v[4 * b + 2 * half], v1 = v[4 * b + 2 * half + 1];
+          if constexpr (kElementBytes == 4) {
+            *reinterpret_cast<float2*>(at(b, half)) = make_float2(v0, v1);
+          } else {
+            *reinterpret_cast<uint32_t*>(at(b, half)) = pack_pair(fp16, v0, v1);
+          }
         }
     }
   }
@@ -1017,10 +1026,10 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         // have read the buffers, if the tile has rows in the matrix and this program writes it.
         if (c_tma && kt == held_store_step && work.tile.pid_m * S::BM < args.m &&
             (S::kSplitK == 1 || rank_k() == 0)) {
-          constexpr int kChunks = store_chunks_per_warpgroup(S::BM, S::BN, S::kPingPong);
-          constexpr int kFirst = S::kStoreBuffers < kChunks ? S::kStoreBuffers : kChunks;
           const int row0 = int(work.tile.pid_m * S::BM) + my_row;
           const int col0 = int(work.tile.pid_n * S::BN);
+          constexpr int kChunks = store_chunks_per_warpgroup(S::BM, S::BN, S::kPingPong);
+          constexpr int kFirst = S::kStoreBuffers < kChunks ? S::kStoreBuffers : kChunks;
           source_c.request<kFirst>(my_chunks, int(work.batch), [&](int i) {
             return chunk_origin<S::BN / kStoreColumns>(row0, col0, i);
           });
@@ -1078,8 +1087,16 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       const int tile_row = int(work.tile.pid_m * S::BM) + my_row;
       const int tile_col = int(work.tile.pid_n * S::BN);
       if (route == StoreRoute::tma_general) {
-        finish_tma<S::kStoreBuffers>(e, map_d, my_chunks, acc, tile_row, tile_col, int(work.batch),
-                                     consumer, args.m, args.n, c_tma, source_c);
+        const auto finish = [&](auto element_bytes) {
+          finish_tma<decltype(element_bytes)::value, S::kStoreBuffers>(
+              e, map_d, my_chunks, acc, tile_row, tile_col, int(work.batch), consumer, args.m,
+              args.n, c_tma, source_c);
+        };
+        if (e.d.dtype == DType::fp32) {
+          finish(std::integral_constant<int, 4>{});
+        } else {
+          finish(std::integral_constant<int, 2>{});
+        }
         continue;
       }
       if (route == StoreRoute::tma) {

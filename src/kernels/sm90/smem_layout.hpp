@@ -102,7 +102,7 @@ TILEGEMM_HOST_DEVICE constexpr int warpgroup_rows(int block_m, bool ping_pong = 
 // rows x 128 bytes -- 64 columns of a 16-bit D, 32 of an fp32 D -- one 128-byte row each, the
 // 128-byte swizzle again, so that the warps' writes spread over all banks, and hands each to TMA
 // as one box.
-constexpr int kStoreElementBytes = 2;  // a 16-bit D: the general epilogue's TMA route
+constexpr int kStoreElementBytes = 2;  // the default below: a 16-bit D
 constexpr int kStoreRows = 64;
 constexpr int kStoreChunkBytes = kStoreRows * kRowBytes;  // 8 KB
 constexpr int64_t kSharedBudget = 227 * 1024;  // opt-in shared memory of one program, sm_90

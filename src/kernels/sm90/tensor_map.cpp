@@ -45,15 +45,17 @@ StoreRoute store_route(const GemmArgs& args) {
   const bool plain = scales_only(e);
   const bool sixteen_bit = e.d.dtype == DType::fp16 || e.d.dtype == DType::bf16;
   const bool described = e.d.stride.col == 1 && tma_check(output_d(args), "d").empty();
-  if (sixteen_bit && described) return plain ? StoreRoute::tma : StoreRoute::tma_general;
-  if (e.d.dtype == DType::fp32 && described && plain) return StoreRoute::tma;
+  if ((sixteen_bit || e.d.dtype == DType::fp32) && described) {
+    return plain ? StoreRoute::tma : StoreRoute::tma_general;
+  }
   return plain && sixteen_bit && aligned_pairs(e.d) ? StoreRoute::scaled : StoreRoute::general;
 }
 
 bool c_by_tma(const GemmArgs& args) {
   const EpilogueParams& e = args.epilogue;
-  return store_route(args) == StoreRoute::tma_general && e.beta != 0.0f && e.c.dtype == e.d.dtype &&
-         e.c.stride.col == 1 && tma_check(source_c(args), "c").empty();
+  return store_route(args) == StoreRoute::tma_general && e.d.dtype != DType::fp32 &&
+         e.beta != 0.0f && e.c.dtype == e.d.dtype && e.c.stride.col == 1 &&
+         tma_check(source_c(args), "c").empty();
 }
 
 std::string tma_check(const OperandShape& op, const char* name) {

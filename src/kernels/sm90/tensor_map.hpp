@@ -30,19 +30,20 @@ OperandShape source_c(const GemmArgs& args);
 enum class StoreRoute {
   tma,          // D = alpha * AB, 16-bit or fp32, row-major, described by a tensor map:
                 // converted chunks through shared memory, TMA stores
-  tma_general,  // the whole epilogue (beta*C, bias, activation) into such a D, 16-bit: computed
-                // in registers a round at a time, then the same chunks and TMA stores
+  tma_general,  // the whole epilogue (beta*C, bias, activation) into such a D: computed in
+                // registers a round at a time, then the same chunks and TMA stores
   scaled,       // D = alpha * AB, 16-bit, row-major with aligned pairs but no tensor map (e.g.
                 // 4-byte aligned rows): pairs stored from registers
-  general       // anything else (fp32 D beyond alpha * AB, column-major D, odd rows):
-                // rolled, from registers
+  general       // anything else (column-major D, rows TMA cannot describe): rolled, from
+                // registers
 };
 // D is row-major and every pair of adjacent columns starting at an even column is 4-byte aligned
 // (8 for fp32), so a thread stores its pair at once.
 bool aligned_pairs(const MatrixView& d);
 StoreRoute store_route(const GemmArgs& args);
-// Whether the tma_general route also loads C by TMA, into the buffers D leaves from: beta != 0,
-// C in D's type, row-major, described by a tensor map. Else each thread loads its own values.
+// Whether the tma_general route also loads C by TMA, into the buffers D leaves from: a 16-bit D,
+// beta != 0, C in D's type, row-major, described by a tensor map. Else each thread loads its own
+// values. (An fp32 C through the buffers made 256x128's consumers spill a register in the K loop.)
 bool c_by_tma(const GemmArgs& args);
 
 // Empty when TMA can describe the operand; else why not, naming the operand (`name`: "a", "b").
