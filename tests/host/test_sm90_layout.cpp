@@ -219,8 +219,8 @@ TEST(Sm90Epilogue, CComesByTmaWhenItLooksLikeD) {
   EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.c.stride.row = 140; }));   // 280-byte rows
   EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.d.stride.row = 140; }));   // D not by TMA
   EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.d.dtype = DType::fp32; }));
-  // An fp32 D takes the general epilogue through TMA stores, but each thread loads its own C.
-  EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.c.dtype = a.epilogue.d.dtype = DType::fp32; }));
+  // An fp32 C into an fp32 D too.
+  EXPECT_TRUE(with([](GemmArgs& a) { a.epilogue.c.dtype = a.epilogue.d.dtype = DType::fp32; }));
 }
 
 TEST(Sm90Layout, SharedBytesFitTheH100) {

@@ -764,16 +764,18 @@ struct SourceC {
 // next chunks wait until TMA has read them. Nothing is held into the next tile: this route is for
 // epilogues that cost more than that wait. A 16-bit D takes the approximate activations
 // (activate), an fp32 D the exact ones.
-// With `c_tma` (c_by_tma; a 16-bit D only), C arrives in the buffers by TMA: the first buffers'
-// chunks were requested during the tile's K loop, the rest once the ones before have gone to D.
-// Each thread reads the pair of C where it writes D's pair. Else each thread loads its values of
-// C itself (finish_round).
-template <int kElementBytes, int kBuffers, int kParts, int N>
+// With `c_tma` (c_by_tma, and c_tma_in_buffers), C arrives in the buffers by TMA: the first
+// buffers' chunks were requested during the tile's K loop, the rest once the ones before have gone
+// to D. Each thread reads the pair of C where it writes D's pair. Else each thread loads its values
+// of C itself (finish_round).
+// kFp32CInBuffers: whether the kernel ever puts an fp32 C there (sm90_gemm's c_in_buffers); where
+// it does not, the code is left out.
+template <int kElementBytes, int kBuffers, bool kFp32CInBuffers, int kParts, int N>
 __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtensorMap& map_d,
                                            unsigned char* buffers, float (&acc)[kParts][N],
                                            int row0, int col0, int batch, int consumer, int64_t m,
-                                           int64_t n, bool c_by_tma, SourceC& c) {
-  const bool c_tma = kElementBytes == 2 && c_by_tma;
+                                           int64_t n, bool c_in_buffers, SourceC& c) {
+  const bool c_tma = c_in_buffers && (kElementBytes == 2 || kFp32CInBuffers);
   constexpr int kColumns = store_columns(kElementBytes);
   constexpr int kChunksPerPart = 2 * N / kColumns, kChunks = kParts * kChunksPerPart;
   constexpr int kRoundsPerChunk = kColumns / (8 * kRoundBlocks);
@@ -818,8 +820,12 @@ __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtens
         for (int b = 0; b < kRoundBlocks; ++b)
 #pragma unroll
           for (int half = 0; half < 2; ++half) {
-            const float2 source =
-                unpack_pair(fp16, *reinterpret_cast<const uint32_t*>(at(b, half)));
+            float2 source;
+            if constexpr (kElementBytes == 4) {
+              source = *reinterpret_cast<const float2*>(at(b, half));
+            } else {
+              source = unpack_pair(fp16, *reinterpret_cast<const uint32_t*>(at(b, half)));
+            }
             float* const pair = &v[4 * b + 2 * half];
             pair[0] = p.alpha * pair[0] + p.beta * source.x;
             pair[1] = p.alpha * pair[1] + p.beta * source.y;
@@ -978,6 +984,11 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     uint32_t phase = 0;
     unsigned char* const my_chunks = store_chunks + consumer * S::kStoreBuffers * kStoreChunkBytes;
     HeldChunks held;  // chunks of the last tile's D not yet stored (store_tma)
+    // C by TMA into the store buffers (c_tma), except for an fp32 C in 256x128: there its
+    // requests and reads made ptxas spill a register in the K loop (seen without clusters; both
+    // forms are left out), and each thread loads its own C instead.
+    constexpr bool kFp32CInBuffers = S::kMmaM == 1 || S::kPingPong;
+    const bool c_in_buffers = c_tma && (kFp32CInBuffers || args.epilogue.d.dtype != DType::fp32);
     SourceC source_c{&map_c, &c_full[consumer]};  // C's chunks, with c_tma (finish_tma)
     // The K step at which they are stored: late enough that the stores issued at the end of the
     // last tile have read their buffers (two K steps, ~1.4 us at 128x256), early enough for any K.
@@ -1024,15 +1035,28 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         }
         // The same step asks for the first chunks of this tile's C, once the last tile's stores
         // have read the buffers, if the tile has rows in the matrix and this program writes it.
-        if (c_tma && kt == held_store_step && work.tile.pid_m * S::BM < args.m &&
+        if (c_in_buffers && kt == held_store_step && work.tile.pid_m * S::BM < args.m &&
             (S::kSplitK == 1 || rank_k() == 0)) {
           const int row0 = int(work.tile.pid_m * S::BM) + my_row;
           const int col0 = int(work.tile.pid_n * S::BN);
-          constexpr int kChunks = store_chunks_per_warpgroup(S::BM, S::BN, S::kPingPong);
-          constexpr int kFirst = S::kStoreBuffers < kChunks ? S::kStoreBuffers : kChunks;
-          source_c.request<kFirst>(my_chunks, int(work.batch), [&](int i) {
-            return chunk_origin<S::BN / kStoreColumns>(row0, col0, i);
-          });
+          // As many chunks of C as there are buffers, of 64 x 64 (16-bit) or 64 x 32 (fp32).
+          const auto request_first = [&](auto element_bytes) {
+            constexpr int kBytes = decltype(element_bytes)::value, kColumns = store_columns(kBytes);
+            constexpr int kChunks = store_chunks_per_warpgroup(S::BM, S::BN, S::kPingPong, kBytes);
+            constexpr int kFirst = S::kStoreBuffers < kChunks ? S::kStoreBuffers : kChunks;
+            source_c.request<kFirst>(my_chunks, int(work.batch), [&](int i) {
+              return chunk_origin<S::BN / kColumns, kColumns>(row0, col0, i);
+            });
+          };
+          if constexpr (kFp32CInBuffers) {
+            if (args.epilogue.d.dtype == DType::fp32) {
+              request_first(std::integral_constant<int, 4>{});
+            } else {
+              request_first(std::integral_constant<int, 2>{});
+            }
+          } else {
+            request_first(std::integral_constant<int, 2>{});
+          }
         }
       }
       // Ping-pong: the next item of the walk, if any, is the other consumer's.
@@ -1088,9 +1112,9 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       const int tile_col = int(work.tile.pid_n * S::BN);
       if (route == StoreRoute::tma_general) {
         const auto finish = [&](auto element_bytes) {
-          finish_tma<decltype(element_bytes)::value, S::kStoreBuffers>(
+          finish_tma<decltype(element_bytes)::value, S::kStoreBuffers, kFp32CInBuffers>(
               e, map_d, my_chunks, acc, tile_row, tile_col, int(work.batch), consumer, args.m,
-              args.n, c_tma, source_c);
+              args.n, c_in_buffers, source_c);
         };
         if (e.d.dtype == DType::fp32) {
           finish(std::integral_constant<int, 4>{});

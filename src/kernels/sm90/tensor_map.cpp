@@ -53,9 +53,8 @@ StoreRoute store_route(const GemmArgs& args) {
 
 bool c_by_tma(const GemmArgs& args) {
   const EpilogueParams& e = args.epilogue;
-  return store_route(args) == StoreRoute::tma_general && e.d.dtype != DType::fp32 &&
-         e.beta != 0.0f && e.c.dtype == e.d.dtype && e.c.stride.col == 1 &&
-         tma_check(source_c(args), "c").empty();
+  return store_route(args) == StoreRoute::tma_general && e.beta != 0.0f && e.c.dtype == e.d.dtype &&
+         e.c.stride.col == 1 && tma_check(source_c(args), "c").empty();
 }
 
 std::string tma_check(const OperandShape& op, const char* name) {

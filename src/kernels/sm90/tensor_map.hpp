@@ -41,9 +41,9 @@ enum class StoreRoute {
 // (8 for fp32), so a thread stores its pair at once.
 bool aligned_pairs(const MatrixView& d);
 StoreRoute store_route(const GemmArgs& args);
-// Whether the tma_general route also loads C by TMA, into the buffers D leaves from: a 16-bit D,
-// beta != 0, C in D's type, row-major, described by a tensor map. Else each thread loads its own
-// values. (An fp32 C through the buffers made 256x128's consumers spill a register in the K loop.)
+// Whether the tma_general route also loads C by TMA, into the buffers D leaves from: beta != 0,
+// C in D's type, row-major, described by a tensor map. Else each thread loads its own values (and
+// so do 256x128's consumers for an fp32 C; sm90_gemm's c_in_buffers).
 bool c_by_tma(const GemmArgs& args);
 
 // Empty when TMA can describe the operand; else why not, naming the operand (`name`: "a", "b").
