@@ -112,8 +112,8 @@ TILEGEMM_HOST_DEVICE constexpr int store_columns(int element_bytes = kStoreEleme
 constexpr int kStoreColumns = store_columns();  // 64 x 64 of a 16-bit D
 
 // Where element (row, col) of a store chunk lives: 16-byte chunk c of row r at c ^ (r % 8).
-TILEGEMM_HOST_DEVICE constexpr uint32_t store_chunk_offset(
-    int row, int col, int element_bytes = kStoreElementBytes) {
+TILEGEMM_HOST_DEVICE constexpr uint32_t store_chunk_offset(int row, int col,
+                                                           int element_bytes = kStoreElementBytes) {
   const int byte = col * element_bytes;
   return uint32_t(row * kRowBytes + ((byte / 16) ^ (row % 8)) * 16 + byte % 16);
 }
