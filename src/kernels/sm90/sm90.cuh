@@ -764,12 +764,11 @@ struct SourceC {
 // next chunks wait until TMA has read them. Nothing is held into the next tile: this route is for
 // epilogues that cost more than that wait. A 16-bit D takes the approximate activations
 // (activate), an fp32 D the exact ones.
-// With `c_tma` (c_by_tma, and c_tma_in_buffers), C arrives in the buffers by TMA: the first
-// buffers' chunks were requested during the tile's K loop, the rest once the ones before have gone
-// to D. Each thread reads the pair of C where it writes D's pair. Else each thread loads its values
-// of C itself (finish_round).
-// kFp32CInBuffers: whether the kernel ever puts an fp32 C there (sm90_gemm's c_in_buffers); where
-// it does not, the code is left out.
+// With `c_in_buffers` (sm90_gemm's: c_by_tma, but for an fp32 C in 256x128), C arrives in the
+// buffers by TMA: the first buffers' chunks were requested during the tile's K loop, the rest once
+// the ones before have gone to D. Each thread reads the pair of C where it writes D's pair. Else
+// each thread loads its values of C itself (finish_round). kFp32CInBuffers: whether the kernel
+// ever puts an fp32 C there; where it does not, that code is left out at compile time.
 template <int kElementBytes, int kBuffers, bool kFp32CInBuffers, int kParts, int N>
 __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtensorMap& map_d,
                                            unsigned char* buffers, float (&acc)[kParts][N],
@@ -1048,12 +1047,8 @@ __global__ void __launch_bounds__(S::kThreads, 1)
               return chunk_origin<S::BN / kColumns, kColumns>(row0, col0, i);
             });
           };
-          if constexpr (kFp32CInBuffers) {
-            if (args.epilogue.d.dtype == DType::fp32) {
-              request_first(std::integral_constant<int, 4>{});
-            } else {
-              request_first(std::integral_constant<int, 2>{});
-            }
+          if (kFp32CInBuffers && args.epilogue.d.dtype == DType::fp32) {
+            request_first(std::integral_constant<int, 4>{});
           } else {
             request_first(std::integral_constant<int, 2>{});
           }
