@@ -28,13 +28,14 @@ GemmProblem problem(int64_t m, int64_t n, int64_t k, DType dtype = DType::bf16) 
 
 TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
   // The Hopper kernel's list: each large shape unclustered, then in clusters of 2; 128x64, also
-  // split over K in clusters of 2 (which the rules leave out); last, 64x64 with one consumer, 8
-  // and 12 stages deep.
+  // split over K in clusters of 2 (which the rules leave out); 64x128 with one consumer, also in
+  // clusters of 2; last, 64x64, 8 and 12 stages deep.
   std::vector<KernelConfig> configs;
   for (const char* text : {"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
                            "256x128x64/g8/s4/w12/wt128x128", "256x128x64/g8/s4/w12/wt128x128/c2",
                            "128x128x64/g8/s6/w12/wt64x128", "128x128x64/g8/s6/w12/wt64x128/c2",
                            "128x64x64/g8/s8/w12/wt64x64", "128x64x64/g8/s6/w12/wt64x64/k2",
+                           "64x128x64/g8/s8/w8/wt64x128", "64x128x64/g8/s8/w8/wt64x128/c2",
                            "64x64x64/g8/s8/w8/wt64x64", "64x64x64/g8/s12/w8/wt64x64"}) {
     configs.push_back(*parse_kernel_config(text));
   }
@@ -56,8 +57,10 @@ TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
   // of 256x128 (4); 4097 x 4095 the other way round.
   EXPECT_EQ(pick(4095, 4097, 4093), "256x128x64/g8/s4/w12/wt128x128");
   EXPECT_EQ(pick(4097, 4095, 4093), "128x256x64/g8/s4/w12/wt64x256");
-  // 128 tiles of 128x64 fill the GPU.
-  EXPECT_EQ(pick(1024, 1024, 1024), "128x64x64/g8/s8/w12/wt64x64");
+  // 128 tiles of 64x128 or of 128x64 fill the GPU: of the two, the one whose aspect follows the
+  // problem's, the wider one for a square problem, and unclustered.
+  EXPECT_EQ(pick(1024, 1024, 1024), "64x128x64/g8/s8/w8/wt64x128");
+  EXPECT_EQ(pick(2048, 512, 1024), "128x64x64/g8/s8/w12/wt64x64");
   // Nothing fills the SMs: the tile whose program loads the fewest rows, 12 stages deep for 32
   // K steps or more, 8 below.
   EXPECT_EQ(pick(16, 4096, 4096), "64x64x64/g8/s12/w8/wt64x64");
@@ -66,8 +69,8 @@ TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
   EXPECT_EQ(pick(256, 256, 1984), "64x64x64/g8/s8/w8/wt64x64");
   // 128 tiles of 64x64 fill the SMs; 64 of 128x64 do not.
   EXPECT_EQ(pick(128, 4096, 4096), "64x64x64/g8/s12/w8/wt64x64");
-  // 72 tiles of 128x64; 144 of 64x64 would give 12 SMs two (256 rows per K value against 192).
-  EXPECT_EQ(pick(768, 768, 4096), "128x64x64/g8/s8/w12/wt64x64");
+  // 72 tiles of 64x128; 144 of 64x64 would give 12 SMs two (256 rows per K value against 192).
+  EXPECT_EQ(pick(768, 768, 4096), "64x128x64/g8/s8/w8/wt64x128");
   // 128 tiles of 64x64 fill the SMs once: 128 rows per K value against 128x64's 192.
   EXPECT_EQ(pick(1024, 512, 1024), "64x64x64/g8/s8/w8/wt64x64");
   // Batches count as tiles.

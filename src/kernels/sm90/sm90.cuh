@@ -136,6 +136,13 @@ struct Sm90Shape {
 // Three stages of 128x256 or 256x128 would leave room for a consumer's whole part of D in store
 // buffers, but lost 1-13 % to four stages on every shape tried (perf-notes, sm90 v8).
 // The split-K shape is for the autotuner and --config: the rules leave it out (tune/heuristic.cpp).
+// 64x128, one consumer with wgmma m64n128: as many tiles as 128x64, and on the H100 2-6 % faster
+// where the rules take it (a square or wide problem: 1000^3 with 2048-byte rows, 1024^3,
+// 768 x 768 x 4096). Its cluster of 2 multicasts B, the larger part of its stage: where the
+// operands' lines are not whole L2 lines apart, each 128-byte box row costs two L2 lines and the
+// K loop is bound by L2, so the cluster won 12 % at 1000^3 with 2000-byte rows; on 128-byte lines
+// it lost 15-20 %. The rules take the unclustered form on the tie; the cluster is for the
+// autotuner (docs/perf-notes.md, sm90 v22).
 // Last, 64x64 with one consumer, for problems whose larger tiles leave SMs idle: each program
 // then loads the fewest bytes (512^3: 128 KB against 192 KB for 128x64), and a lone program's K
 // step is bound by what its SM takes in (docs/perf-notes.md, sm90 v11 and v13). Twelve stages
@@ -145,8 +152,9 @@ struct Sm90Shape {
 using Shapes =
     std::tuple<Sm90Shape<128, 256, 4>, Sm90Shape<128, 256, 4, 2>, Sm90Shape<256, 128, 4>,
                Sm90Shape<256, 128, 4, 2>, Sm90Shape<128, 128, 6>, Sm90Shape<128, 128, 6, 2>,
-               Sm90Shape<128, 64, 8>, Sm90Shape<128, 64, 6, 1, 2>, Sm90Shape<64, 64, 8>,
-               Sm90Shape<64, 64, 12>, Sm90Shape<128, 128, 5, 1, 1, true>>;
+               Sm90Shape<128, 64, 8>, Sm90Shape<128, 64, 6, 1, 2>, Sm90Shape<64, 128, 8>,
+               Sm90Shape<64, 128, 8, 2>, Sm90Shape<64, 64, 8>, Sm90Shape<64, 64, 12>,
+               Sm90Shape<128, 128, 5, 1, 1, true>>;
 
 // The same shapes for tf32 (BLOCK_SIZE_K 32): a stage has the same bytes and a K step the same
 // four wgmma, each k8 at half the 16-bit rate, so the pipeline's timing carries over.
