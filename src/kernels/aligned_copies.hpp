@@ -11,8 +11,9 @@ namespace tilegemm::gpu {
 
 // What gemm() copies before running `p`: operands whose lines are not 16-byte aligned and, for the
 // sm90 kernel (auto or named, where this device and build have it and it takes the copies),
-// tf32 operands that are not K-major, transposed, and 16-bit ones onto 128-byte lines, where the
-// problem outweighs the copy (problem/aligned_copies.hpp).
+// tf32 operands that are not K-major, transposed, and operands onto 128-byte lines (16-bit ones
+// each on its own, tf32 ones in pairs), where the problem outweighs the copy
+// (problem/aligned_copies.hpp).
 AlignedCopyPlan copy_plan(const GemmProblem& p, const GemmOptions& options);
 
 // Owns the workspace of one GEMM call: make() takes it from the library's pool on the problem's

@@ -48,9 +48,17 @@ inline constexpr double kTransposeMinFlopsPerByte = 384;
 // it. On the H100, kernel alone (`run --lda --ldb`, TFLOP/s): bf16 3000 x 5000 x 700 with B's
 // 10000-byte lines 383.0, on 128-byte lines 516.9; bf16 1000^3 (lines of 2000 bytes) 130.1
 // against 179.3, but there the copies of 2 MB operands (1000 flops per byte) cost about what
-// they save. tf32, at half the rate, gains less: A's 2800-byte lines at 3000 x 5000 x 700 cost
-// 3 % (207.3 against 213.7), less than their copy (docs/perf-notes.md, sm90 v20).
+// they save (docs/perf-notes.md, sm90 v20).
 inline constexpr double kRelineMinFlopsPerByte = 2048;
+
+// tf32 operands, at half the 16-bit rate, are moved onto L2 lines only in pairs: when neither A's
+// nor B's lines would be on 128 bytes, both are copied where the GEMM does at least this many
+// flops per byte of each. One operand off its lines costs the kernel little, two cost a quarter.
+// On the H100 (TFLOP/s, the copies included): 3000 x 5000 x 700 with B column-major (both lines
+// 2800 bytes; 2500 and 1500 flops per byte) 173.5 -> 215.8 with both copied; with B row-major,
+// B's transposed copy on lines anyway, copying A too lost (214.8 -> 209.5); 1000^3 with B
+// column-major (500 flops per byte) 122.7 -> 75.9 (docs/perf-notes.md, sm90 v22).
+inline constexpr double kRelinePairMinFlopsPerByte = 1024;
 
 // One operand's copy. A matrix is stored as `lines` lines (rows when row-major, columns when
 // column-major) of `length` contiguous elements, `ld` apart; batch entries `batch_stride` apart.
@@ -81,17 +89,19 @@ constexpr int64_t round_up(int64_t x, int64_t multiple) { return cdiv(x, multipl
 // the sm90 kernel will run the copies).
 struct CopyGoals {
   bool k_major = false;   // tf32: MN-major operands transposed (kTransposeMinFlopsPerByte)
-  bool l2_lines = false;  // 16-bit: lines moved onto 128-byte boundaries (kRelineMinFlopsPerByte)
+  // Lines moved onto 128-byte boundaries: 16-bit operands each on its own
+  // (kRelineMinFlopsPerByte), tf32 ones in pairs (kRelinePairMinFlopsPerByte).
+  bool l2_lines = false;
 };
 
 // The copy of `in`, a rows x cols operand of a problem with `batch_count` entries, if it needs one:
 // when its lines are not 16-byte aligned; to `layout` when given and different from its own (an
 // aligned operand only where the problem does `flops` >= kTransposeMinFlopsPerByte per byte of
-// it); or, with `l2_lines` and 16-bit elements, when its lines are not 128 bytes apart and the
-// problem does `flops` >= kRelineMinFlopsPerByte per byte of it.
+// it); or, given `reline_flops_per_byte` > 0, when its lines are not 128 bytes apart and the
+// problem does `flops` >= that many flops per byte of it.
 inline OperandCopy plan_operand_copy(const MatrixInput& in, int64_t rows, int64_t cols,
                                      int64_t batch_count, std::optional<Layout> layout = {},
-                                     double flops = 0, bool l2_lines = false) {
+                                     double flops = 0, double reline_flops_per_byte = 0) {
   OperandCopy c;
   const int element_size = dtype_size(in.dtype);
   const int64_t ld = effective_ld(in.ld, in.layout, rows, cols);
@@ -100,8 +110,8 @@ inline OperandCopy plan_operand_copy(const MatrixInput& in, int64_t rows, int64_
       double(rows) * double(cols) * element_size * double(in.batch_stride == 0 ? 1 : batch_count);
   c.transposed = layout.has_value() && *layout != in.layout &&
                  (!aligned || flops >= kTransposeMinFlopsPerByte * bytes);
-  const bool reline = l2_lines && element_size == 2 && ld * element_size % kCopyLineBytes != 0 &&
-                      flops >= kRelineMinFlopsPerByte * bytes;
+  const bool reline = reline_flops_per_byte > 0 && ld * element_size % kCopyLineBytes != 0 &&
+                      flops >= reline_flops_per_byte * bytes;
   if (!c.transposed && !reline && aligned) return c;
   c.needed = true;
   const bool row_major = (in.layout == Layout::row_major) != c.transposed;  // the copy's
@@ -118,6 +128,13 @@ inline OperandCopy plan_operand_copy(const MatrixInput& in, int64_t rows, int64_
   return c;
 }
 
+// Whether the rows x cols operand `in` is read from lines on 128-byte boundaries: its copy's
+// (planned in `c`; a copy's ld is rounded up to 128 bytes) or its own.
+inline bool on_l2_lines(const MatrixInput& in, int64_t rows, int64_t cols, const OperandCopy& c) {
+  if (c.needed) return true;
+  return effective_ld(in.ld, in.layout, rows, cols) * dtype_size(in.dtype) % kCopyLineBytes == 0;
+}
+
 // What gemm() copies before running `p` on the GPU: nothing when `enabled` is false or the
 // problem is small or empty; else the operands that are not 16-byte aligned, and those that
 // `goals` ask for (K-major: row-major A, column-major B; lines on L2 lines) where worth it.
@@ -128,12 +145,26 @@ inline AlignedCopyPlan plan_aligned_copies(const GemmProblem& p, bool enabled = 
   if (double(p.m) * double(p.n) * double(p.k) < double(kAlignedCopyMinWork)) return plan;
   using Want = std::optional<Layout>;
   const double flops = 2.0 * double(p.m) * double(p.n) * double(p.k) * double(p.batch_count);
-  plan.a =
-      plan_operand_copy(p.a, p.m, p.k, p.batch_count,
-                        goals.k_major ? Want(Layout::row_major) : Want(), flops, goals.l2_lines);
-  plan.b =
-      plan_operand_copy(p.b, p.k, p.n, p.batch_count,
-                        goals.k_major ? Want(Layout::col_major) : Want(), flops, goals.l2_lines);
+  const auto plan_a = [&](double reline_flops_per_byte) {
+    return plan_operand_copy(p.a, p.m, p.k, p.batch_count,
+                             goals.k_major ? Want(Layout::row_major) : Want(), flops,
+                             reline_flops_per_byte);
+  };
+  const auto plan_b = [&](double reline_flops_per_byte) {
+    return plan_operand_copy(p.b, p.k, p.n, p.batch_count,
+                             goals.k_major ? Want(Layout::col_major) : Want(), flops,
+                             reline_flops_per_byte);
+  };
+  const bool pairs = dtype_size(p.a.dtype) == 4;  // tf32
+  const double each = goals.l2_lines && !pairs ? kRelineMinFlopsPerByte : 0;
+  plan.a = plan_a(each);
+  plan.b = plan_b(each);
+  if (goals.l2_lines && pairs && !on_l2_lines(p.a, p.m, p.k, plan.a) &&
+      !on_l2_lines(p.b, p.k, p.n, plan.b)) {
+    const OperandCopy a = plan_a(kRelinePairMinFlopsPerByte);
+    const OperandCopy b = plan_b(kRelinePairMinFlopsPerByte);
+    if (a.needed && b.needed) plan.a = a, plan.b = b;
+  }
   plan.b.offset = round_up(plan.a.bytes, kWorkspaceAlignment);
   plan.workspace_bytes = plan.b.offset + plan.b.bytes;
   return plan;

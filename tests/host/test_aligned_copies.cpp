@@ -9,7 +9,7 @@
 namespace tilegemm {
 namespace {
 
-// What gpu::copy_plan asks for on behalf of sm90: tf32 operands K-major, 16-bit ones on L2 lines.
+// What gpu::copy_plan asks for on behalf of sm90: tf32 operands K-major, operands on L2 lines.
 constexpr CopyGoals kKMajor{.k_major = true};
 constexpr CopyGoals kL2Lines{.l2_lines = true};
 
@@ -190,11 +190,48 @@ TEST(AlignedCopyPlan, SixteenBitOperandsGoOntoL2LinesWhereTheGemmOutweighsTheCop
   EXPECT_FALSE(plan_aligned_copies(p).any());
   // 1000^3: 1000 flops per byte, below the threshold: the copies cost what they save.
   EXPECT_FALSE(plan_aligned_copies(problem(1000, 1000, 1000, DType::bf16), true, kL2Lines).any());
-  // fp32 and tf32 keep their 16-byte aligned lines (tf32 gains less than the copy costs).
-  EXPECT_FALSE(plan_aligned_copies(problem(3000, 5000, 712, DType::fp32), true, kL2Lines).any());
-  EXPECT_FALSE(plan_aligned_copies(problem(3000, 5000, 712, DType::tf32), true, kL2Lines).any());
+  // tf32 operands go in pairs (the next test).
   // Lines already on 128 bytes stay.
   EXPECT_FALSE(plan_aligned_copies(problem(3072, 5120, 768, DType::bf16), true, kL2Lines).any());
+}
+
+TEST(AlignedCopyPlan, Tf32OperandsGoOntoL2LinesInPairs) {
+  // 3000 x 5000 x 700 with B column-major: both operands' lines are 2800 bytes, and the GEMM does
+  // 2500 flops per byte of A and 1500 of B, so both are copied.
+  GemmProblem p = problem(3000, 5000, 700, DType::tf32);
+  p.b.layout = Layout::col_major;
+  AlignedCopyPlan plan = plan_aligned_copies(p, true, kL2Lines);
+  ASSERT_TRUE(plan.a.needed && plan.b.needed);
+  EXPECT_EQ(plan.a.ld, 704);
+  EXPECT_EQ(plan.b.ld, 704);
+  EXPECT_EQ(plan.b.layout, Layout::col_major);
+  // With B row-major its transposed copy (K-major for sm90) lands on 128-byte lines: A's lines
+  // alone stay where they are.
+  p.b.layout = Layout::row_major;
+  CopyGoals both = kL2Lines;
+  both.k_major = true;
+  plan = plan_aligned_copies(p, true, both);
+  EXPECT_FALSE(plan.a.needed);
+  ASSERT_TRUE(plan.b.needed);
+  EXPECT_TRUE(plan.b.transposed);
+  // One of the pair on its lines already (B's 20480 bytes): A's stay off theirs.
+  p = problem(3000, 5120, 700, DType::tf32);
+  EXPECT_FALSE(plan_aligned_copies(p, true, kL2Lines).any());
+  // Both off (B's 20000 bytes) without the K-major goal: both copied, B still row-major.
+  p.n = 5000;
+  plan = plan_aligned_copies(p, true, kL2Lines);
+  ASSERT_TRUE(plan.a.needed && plan.b.needed);
+  EXPECT_FALSE(plan.b.transposed);
+  EXPECT_EQ(plan.b.ld, 5024);
+  // Both off their lines, but one below 1024 flops per byte: 3000 x 500 x 700 does 1500 per
+  // byte of A and 300 of B, so neither is copied.
+  p = problem(3000, 500, 700, DType::tf32);
+  p.b.layout = Layout::col_major;
+  EXPECT_FALSE(plan_aligned_copies(p, true, kL2Lines).any());
+  // 1000^3, 500 flops per byte of each: the copies would cost more than they save.
+  p = problem(1000, 1000, 1000, DType::tf32);
+  p.b.layout = Layout::col_major;
+  EXPECT_FALSE(plan_aligned_copies(p, true, kL2Lines).any());
 }
 
 TEST(AlignedCopyPlan, AnOperandSharedByTheBatchIsCopiedOnce) {
