@@ -35,7 +35,7 @@ void layouts_option(const std::string& v, Layout* a, Layout* b) {
 std::vector<double> to_host_doubles(const void* device, int64_t count, DType dtype);
 
 BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o, DType dtype, Layout la,
-                     Layout lb, const GemmOptions& options, GpuTimer& timer, double ceiling) {
+                     Layout lb, const GemmOptions& first_options, GpuTimer& timer, double ceiling) {
   harness::WorkloadSpec spec;
   spec.m = shape.m;
   spec.n = shape.n;
@@ -52,9 +52,10 @@ BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o, DType dtype
   if (cudaMalloc(&cublas_d, d_bytes) != cudaSuccess) fail("cudaMalloc of cuBLAS's output failed");
 
   GemmReport report;
-  if (Status s = gemm(p, options, &report); !s.ok()) fail(s.message);
+  if (Status s = gemm(p, first_options, &report); !s.ok()) fail(s.message);
   if (Status s = cublas_gemm(p, cublas_d); !s.ok()) fail(s.message);
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
+  const GemmOptions options = timed_options(first_options);
 
   const double flops = 2.0 * double(p.m) * p.n * p.k;
   const int reps = flops > 2e12 ? std::max(3, o.reps / 4) : o.reps;

@@ -40,6 +40,10 @@ void activation_option(const std::string& value, Activation* activation, float* 
 std::optional<KernelConfig> config_option(const std::string& value);
 // "--autotune" (empty = $TILEGEMM_AUTOTUNE, else off).
 std::optional<AutotunePolicy> autotune_option(const std::string& value);
+// The options for the timed calls after a command's first call: under `always` (the option or
+// $TILEGEMM_AUTOTUNE) that call has tuned and cached its winner, so they take it from the cache
+// (on-miss) instead of timing the tuner at every rep.
+GemmOptions timed_options(GemmOptions options);
 // The shapes of "--shapes FILE" when given, else of "--suite NAME".
 std::vector<BenchShape> shapes_option(const std::string& suite, const std::string& shapes_file);
 // Refuses element types the library does not take yet (tf32, fp8, ...) before any data is drawn,

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "tune/autotuner.hpp"
 
 namespace tilegemm::cli {
 
@@ -70,6 +71,13 @@ std::optional<AutotunePolicy> autotune_option(const std::string& value) {
   auto policy = parse_autotune_policy(value);
   if (!policy) fail("--autotune '" + value + "' must be off, on-miss or always");
   return policy;
+}
+
+GemmOptions timed_options(GemmOptions options) {
+  if (autotune::policy_of(options) == AutotunePolicy::always) {
+    options.autotune = AutotunePolicy::on_miss;
+  }
+  return options;
 }
 
 std::vector<BenchShape> shapes_option(const std::string& suite, const std::string& shapes_file) {

@@ -60,10 +60,11 @@ void run_command(const RunOptions& o) {
   if (Status s = harness::Workload::create(spec, gpu, &workload); !s.ok()) fail(s.message);
   const GemmProblem problem = workload->problem();
 
-  // First call: validates, picks the kernel, warms up.
+  // First call: validates, picks the kernel (tuning, if asked), warms up.
   GemmReport report;
   if (Status s = gemm(problem, options, &report); !s.ok()) fail(s.message);
   if (Status s = workload->fetch_output(); !s.ok()) fail(s.message);
+  options = timed_options(options);
 
   const int reps = o.reps > 0 ? o.reps : (gpu ? 20 : 3);
   double ms = 0.0;
