@@ -140,9 +140,9 @@ struct Sm90Shape {
 // where the rules take it (a square or wide problem: 1000^3 with 2048-byte rows, 1024^3,
 // 768 x 768 x 4096). Its cluster of 2 multicasts B, the larger part of its stage: where the
 // operands' lines are not whole L2 lines apart, each 128-byte box row costs two L2 lines and the
-// K loop is bound by L2, so the cluster won 12 % at 1000^3 with 2000-byte rows; on 128-byte lines
-// it lost 15-20 %. The rules take the unclustered form on the tie; the cluster is for the
-// autotuner (docs/perf-notes.md, sm90 v22).
+// K loop is bound by L2, so the cluster won 11-13 % at 1000^3 with 2000-byte rows; on 128-byte
+// lines, and for tf32, it lost 13-25 %. The rules take the unclustered form on the tie; the
+// cluster is for the autotuner (docs/perf-notes.md, sm90 v22).
 // Last, 64x64 with one consumer, for problems whose larger tiles leave SMs idle: each program
 // then loads the fewest bytes (512^3: 128 KB against 192 KB for 128x64), and a lone program's K
 // step is bound by what its SM takes in (docs/perf-notes.md, sm90 v11 and v13). Twelve stages
