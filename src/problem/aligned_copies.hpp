@@ -94,6 +94,11 @@ struct CopyGoals {
   bool l2_lines = false;
 };
 
+// Whether lines `ld` elements of `element_size` bytes apart start on L2 lines (128 bytes).
+constexpr bool lines_on_l2(int64_t ld, int element_size) {
+  return ld * element_size % kCopyLineBytes == 0;
+}
+
 // The copy of `in`, a rows x cols operand of a problem with `batch_count` entries, if it needs one:
 // when its lines are not 16-byte aligned; to `layout` when given and different from its own (an
 // aligned operand only where the problem does `flops` >= kTransposeMinFlopsPerByte per byte of
@@ -110,7 +115,7 @@ inline OperandCopy plan_operand_copy(const MatrixInput& in, int64_t rows, int64_
       double(rows) * double(cols) * element_size * double(in.batch_stride == 0 ? 1 : batch_count);
   c.transposed = layout.has_value() && *layout != in.layout &&
                  (!aligned || flops >= kTransposeMinFlopsPerByte * bytes);
-  const bool reline = reline_flops_per_byte > 0 && ld * element_size % kCopyLineBytes != 0 &&
+  const bool reline = reline_flops_per_byte > 0 && !lines_on_l2(ld, element_size) &&
                       flops >= reline_flops_per_byte * bytes;
   if (!c.transposed && !reline && aligned) return c;
   c.needed = true;
@@ -132,7 +137,7 @@ inline OperandCopy plan_operand_copy(const MatrixInput& in, int64_t rows, int64_
 // (planned in `c`; a copy's ld is rounded up to 128 bytes) or its own.
 inline bool on_l2_lines(const MatrixInput& in, int64_t rows, int64_t cols, const OperandCopy& c) {
   if (c.needed) return true;
-  return effective_ld(in.ld, in.layout, rows, cols) * dtype_size(in.dtype) % kCopyLineBytes == 0;
+  return lines_on_l2(effective_ld(in.ld, in.layout, rows, cols), dtype_size(in.dtype));
 }
 
 // What gemm() copies before running `p` on the GPU: nothing when `enabled` is false or the
