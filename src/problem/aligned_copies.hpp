@@ -133,11 +133,15 @@ inline OperandCopy plan_operand_copy(const MatrixInput& in, int64_t rows, int64_
   return c;
 }
 
-// Whether the rows x cols operand `in` is read from lines on 128-byte boundaries: its copy's
-// (planned in `c`; a copy's ld is rounded up to 128 bytes) or its own.
-inline bool on_l2_lines(const MatrixInput& in, int64_t rows, int64_t cols, const OperandCopy& c) {
-  if (c.needed) return true;
+// Whether the rows x cols operand `in`'s own lines are 128 bytes apart.
+inline bool on_l2_lines(const MatrixInput& in, int64_t rows, int64_t cols) {
   return lines_on_l2(effective_ld(in.ld, in.layout, rows, cols), dtype_size(in.dtype));
+}
+
+// Whether the operand is read from lines on 128-byte boundaries: its copy's (planned in `c`; a
+// copy's ld is rounded up to 128 bytes) or its own.
+inline bool on_l2_lines(const MatrixInput& in, int64_t rows, int64_t cols, const OperandCopy& c) {
+  return c.needed || on_l2_lines(in, rows, cols);
 }
 
 // What gemm() copies before running `p` on the GPU: nothing when `enabled` is false or the

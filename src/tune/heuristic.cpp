@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "epilogue/epilogue.hpp"
+#include "problem/aligned_copies.hpp"
 #include "schedule/tile_order.hpp"
 #include "schedule/wave_traffic.hpp"
 #include "tune/tuning_key.hpp"
@@ -85,7 +86,10 @@ KernelConfig turned_if_fewer_waves(const KernelConfig& c, const std::vector<Kern
   return c;
 }
 
-KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& p, int sms) {
+namespace {
+
+// The choice of rules_config before the cluster rule below.
+KernelConfig rules_tile(const std::vector<KernelConfig>& configs, const GemmProblem& p, int sms) {
   // Ping-pong (sm90) for an epilogue beyond alpha*AB over a short K (up to 2048), when every SM
   // gets at least two of its tiles, one per consumer. There a tile's epilogue takes about as long
   // as its mainloop, and ping-pong runs it during the other consumer's mainloop: 8192 x 8192 x
@@ -140,6 +144,33 @@ KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmPr
     if (best == nullptr || load < best_load) best = &c, best_load = load;
   }
   return best == nullptr ? KernelConfig{} : *best;
+}
+
+// The same config in clusters of 2 (sm90 /c2), if `configs` has it; else nullptr.
+const KernelConfig* clustered_twin(const KernelConfig& c, const std::vector<KernelConfig>& configs) {
+  for (const KernelConfig& t : configs) {
+    KernelConfig unclustered = t;
+    unclustered.cluster_m = 1;
+    if (t.cluster_m == 2 && c.cluster_m == 1 && unclustered == c) return &t;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& p, int sms) {
+  const KernelConfig c = rules_tile(configs, p, sms);
+  // 16-bit operands whose lines are off L2 lines take the tile's cluster of 2: each 128-byte box
+  // row then reads two L2 lines, the K loop is bound by L2, and the cluster reads B once for two
+  // programs. On the H100 (bf16, `run --config`, TFLOP/s): 2040^3 (4080-byte lines) 374 ->
+  // 480 on 128x256; 1512^3 265 -> 291; 1000 x 1000 x 4000 on 64x128 205 -> 278; 1000^3 130 ->
+  // 143. On 128-byte lines, and for tf32, the cluster loses (1536^3 packed: 335 -> 318; tf32
+  // 1000^3 122 -> 104; docs/perf-notes.md, sm90 v22 and v23).
+  const bool off_lines = !on_l2_lines(p.a, p.m, p.k) || !on_l2_lines(p.b, p.k, p.n);
+  if (is_16_bit(p.a.dtype) && off_lines) {
+    if (const KernelConfig* twin = clustered_twin(c, configs)) return *twin;
+  }
+  return c;
 }
 
 const TunedRow* nearest_tuned(const TunedTable& table, const GemmProblem& p,

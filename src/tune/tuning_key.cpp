@@ -3,6 +3,7 @@
 #include <functional>
 #include <sstream>
 
+#include "problem/aligned_copies.hpp"
 #include "problem/alignment.hpp"
 #include "problem/matrix_view.hpp"
 
@@ -30,7 +31,8 @@ TuningKey make_tuning_key(const GemmProblem& p, const std::string& kernel, int d
   key.d = p.d.layout;
   key.aligned =
       uint8_t((rows_aligned(p.a, p.m, p.k) ? 1 : 0) | (rows_aligned(p.b, p.k, p.n) ? 2 : 0) |
-              (rows_aligned(p.d, p.m, p.n) ? 4 : 0));
+              (rows_aligned(p.d, p.m, p.n) ? 4 : 0) | (on_l2_lines(p.a, p.m, p.k) ? 0 : 8) |
+              (on_l2_lines(p.b, p.k, p.n) ? 0 : 16));
   key.epilogue = uint8_t((p.epilogue.beta != 0.0f ? 1 : 0) | (p.epilogue.bias ? 2 : 0) |
                          (int(p.epilogue.activation) << 2));
   key.kernel = kernel.empty() ? "auto" : kernel;

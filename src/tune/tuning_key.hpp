@@ -2,7 +2,9 @@
 //
 //   exact M, N, K and batch count (no bucketing: a tuned shape is reused only for that shape)
 //   dtypes of A/B and D; layouts of A, B and D
-//   alignment class: whether A, B and D rows are 16-byte aligned (the copy path a kernel takes)
+//   alignment class: whether A, B and D rows are 16-byte aligned (the copy path a kernel takes),
+//     and whether A's and B's lines are off 128-byte boundaries (each box row of a tile then
+//     reads two L2 lines, which a cluster's multicast halves; docs/perf-notes.md, sm90 v23)
 //   epilogue kind: beta != 0, bias, activation
 //   the kernel asked for ("auto" or a name)
 //   the GPU (name and SM count) and the library version -- these name the cache file, and the
@@ -21,7 +23,9 @@ struct TuningKey {
   int64_t m = 0, n = 0, k = 0, batch = 1;
   DType input = DType::fp32, output = DType::fp32;
   Layout a = Layout::row_major, b = Layout::row_major, d = Layout::row_major;
-  uint8_t aligned = 0;   // bit 0: A rows 16-byte aligned, bit 1: B, bit 2: D
+  // bit 0: A rows 16-byte aligned, bit 1: B, bit 2: D; bit 3: A's lines not 128 bytes apart,
+  // bit 4: B's (set where lines are off L2 lines, so that the usual key reads "al7")
+  uint8_t aligned = 0;
   uint8_t epilogue = 0;  // bit 0: beta != 0, bit 1: bias, bits 2..: activation
   std::string kernel = "auto";
   int device = 0;  // CUDA ordinal (the in-memory cache spans devices; files are per GPU type)

@@ -6,6 +6,7 @@
 #include <set>
 #include <thread>
 
+#include "problem/aligned_copies.hpp"
 #include "tune/config_space.hpp"
 #include "tune/heuristic.hpp"
 #include "tune/tune_cache.hpp"
@@ -54,9 +55,16 @@ TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
   // Taller than wide: of equal tiles, the tall one.
   EXPECT_EQ(pick(16384, 1024, 4096), "256x128x64/g8/s4/w12/wt128x128");
   // Before the shape, the waves: 4095 x 4097 is 544 tiles of 128x256 (5 waves on 132 SMs) and 528
-  // of 256x128 (4); 4097 x 4095 the other way round.
-  EXPECT_EQ(pick(4095, 4097, 4093), "256x128x64/g8/s4/w12/wt128x128");
-  EXPECT_EQ(pick(4097, 4095, 4093), "128x256x64/g8/s4/w12/wt64x256");
+  // of 256x128 (4); 4097 x 4095 the other way round. (On lines 128 bytes apart, as the aligned
+  // copies leave them: lines off L2 lines take the cluster, below.)
+  const auto pick_on_lines = [&](int64_t m, int64_t n, int64_t k) {
+    GemmProblem p = problem(m, n, k);
+    p.a.ld = round_up(k, 64);
+    p.b.ld = round_up(n, 64);
+    return to_string(rules_config(configs, p, 132));
+  };
+  EXPECT_EQ(pick_on_lines(4095, 4097, 4093), "256x128x64/g8/s4/w12/wt128x128");
+  EXPECT_EQ(pick_on_lines(4097, 4095, 4093), "128x256x64/g8/s4/w12/wt64x256");
   // 128 tiles of 64x128 or of 128x64 fill the GPU: of the two, the one whose aspect follows the
   // problem's, the wider one for a square problem, and unclustered.
   EXPECT_EQ(pick(1024, 1024, 1024), "64x128x64/g8/s8/w8/wt64x128");
@@ -77,6 +85,37 @@ TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
   GemmProblem batched = problem(512, 512, 512);
   batched.batch_count = 64;
   EXPECT_EQ(to_string(rules_config(configs, batched, 132)), "128x256x64/g8/s4/w12/wt64x256");
+}
+
+TEST(RulesConfig, ClustersOfTwoWhere16BitLinesAreOffL2Lines) {
+  std::vector<KernelConfig> configs;
+  for (const char* text : {"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
+                           "128x128x64/g8/s6/w12/wt64x128", "128x128x64/g8/s6/w12/wt64x128/c2",
+                           "64x128x64/g8/s8/w8/wt64x128", "64x128x64/g8/s8/w8/wt64x128/c2",
+                           "64x64x64/g8/s8/w8/wt64x64", "64x64x64/g8/s12/w8/wt64x64"}) {
+    configs.push_back(*parse_kernel_config(text));
+  }
+  const auto pick = [&](int64_t m, int64_t n, int64_t k, DType dtype, int64_t lda = 0,
+                        int64_t ldb = 0) {
+    GemmProblem p = problem(m, n, k, dtype);
+    p.a.ld = lda;
+    p.b.ld = ldb;
+    return to_string(rules_config(configs, p, 132));
+  };
+  // Packed rows of 1000 and 2040 16-bit values: 2000 and 4080 bytes, 16-byte aligned, off L2
+  // lines.
+  EXPECT_EQ(pick(1000, 1000, 1000, DType::bf16), "64x128x64/g8/s8/w8/wt64x128/c2");
+  EXPECT_EQ(pick(1000, 1000, 1000, DType::fp16), "64x128x64/g8/s8/w8/wt64x128/c2");
+  EXPECT_EQ(pick(2040, 2040, 2040, DType::bf16), "128x256x64/g8/s4/w12/wt64x256/c2");
+  // One operand off its lines is enough: A's here (lda 1544), then B's.
+  EXPECT_EQ(pick(1536, 1536, 1536, DType::bf16, 1544), "128x256x64/g8/s4/w12/wt64x256/c2");
+  EXPECT_EQ(pick(1536, 1536, 1536, DType::bf16, 0, 1544), "128x256x64/g8/s4/w12/wt64x256/c2");
+  // On L2 lines, and for tf32, the unclustered tile.
+  EXPECT_EQ(pick(1536, 1536, 1536, DType::bf16), "128x256x64/g8/s4/w12/wt64x256");
+  EXPECT_EQ(pick(1536, 1536, 1536, DType::bf16, 1600, 1600), "128x256x64/g8/s4/w12/wt64x256");
+  EXPECT_EQ(pick(1000, 1000, 1000, DType::tf32), "64x128x64/g8/s8/w8/wt64x128");
+  // A tile without a cluster stays as it is.
+  EXPECT_EQ(pick(512, 512, 512, DType::bf16, 520, 520), "64x64x64/g8/s8/w8/wt64x64");
 }
 
 TEST(RulesConfig, PingPongForAGeneralEpilogueOverAShortK) {
@@ -154,10 +193,26 @@ TEST(TuningKey, EqualProblemsGiveEqualKeysAndHashes) {
   EXPECT_EQ(to_string(a), "4096x4096x4096 b1 bf16>bf16 row.row>row al7 ep0 auto");
 }
 
+TEST(TuningKey, LinesOffL2LinesSetBitsThreeAndFour) {
+  // bf16 rows of 1000 values: 2000 bytes, 16-byte aligned, not a multiple of 128.
+  EXPECT_EQ(to_string(make_tuning_key(problem(1000, 1000, 1000), "auto", 0)),
+            "1000x1000x1000 b1 bf16>bf16 row.row>row al31 ep0 auto");
+  GemmProblem p = problem(1000, 1024, 1024);
+  EXPECT_EQ(make_tuning_key(p, "auto", 0).aligned, 7);
+  p.a.ld = 1000 + 1024;
+  EXPECT_EQ(make_tuning_key(p, "auto", 0).aligned, 7 | 8);
+  p.a.ld = 0;
+  p.b.ld = 1032;
+  EXPECT_EQ(make_tuning_key(p, "auto", 0).aligned, 7 | 16);
+  // Rows that are not even 16-byte aligned are off L2 lines too.
+  p.b.ld = 1025;
+  EXPECT_EQ(make_tuning_key(p, "auto", 0).aligned, 1 | 4 | 16);
+}
+
 TEST(TuningKey, EveryFieldChangesTheKey) {
   const GemmProblem base = problem(1024, 512, 256);
   const TuningKey k0 = make_tuning_key(base, "auto", 0);
-  std::vector<GemmProblem> changed(8, base);
+  std::vector<GemmProblem> changed(10, base);
   changed[0].m = 1025;
   changed[1].k = 255;
   changed[2].batch_count = 2;
@@ -166,6 +221,8 @@ TEST(TuningKey, EveryFieldChangesTheKey) {
   changed[5].a.ld = 257;  // rows no longer 16-byte aligned
   changed[6].epilogue.bias = base.a.data;
   changed[7].epilogue.activation = Activation::gelu;
+  changed[8].a.ld = 264;  // 16-byte aligned, off 128-byte lines
+  changed[9].b.ld = 520;
   std::set<size_t> hashes = {TuningKeyHash{}(k0)};
   for (const GemmProblem& p : changed) {
     const TuningKey k = make_tuning_key(p, "auto", 0);
