@@ -45,11 +45,11 @@ inline constexpr double kTransposeMinFlopsPerByte = 384;
 
 // For the sm90 kernel, a 16-bit operand whose lines are 16-byte aligned but not whole L2 lines
 // apart is copied onto 128-byte lines where the GEMM does at least this many flops per byte of
-// it. On the H100, kernel alone (`run --lda --ldb`, TFLOP/s): bf16 3000 x 5000 x 700 with B's
-// 10000-byte lines 383.0, on 128-byte lines 516.9; bf16 1000^3 (lines of 2000 bytes) 130.1
-// against 179.3, but there the copies of 2 MB operands (1000 flops per byte) cost about what
-// they save (docs/perf-notes.md, sm90 v20).
-inline constexpr double kRelineMinFlopsPerByte = 2048;
+// it. Off L2 lines, the rules run the tile in a cluster of 2 (heuristic.hpp), which halves B's
+// reads; the copies must beat that. On the H100 (bf16, both operands' lines 16 bytes past a
+// multiple of 128, TFLOP/s, copies against the cluster): 2048^3 357-362 against 512-513,
+// 4096^3 597-598 against 628-631, 8192^3 705-706 against 630-631 (docs/perf-notes.md, sm90 v23).
+inline constexpr double kRelineMinFlopsPerByte = 6144;
 
 // tf32 operands, at half the 16-bit rate, are moved onto L2 lines only in pairs: when neither A's
 // nor B's lines would be on 128 bytes, both are copied where the GEMM does at least this many
