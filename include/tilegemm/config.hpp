@@ -7,6 +7,7 @@
 // Written and read as
 //
 //   128x128x16/g8/s2/w8    128x128x16/g8/s2/w8/wt64x32    128x256x64/g8/s4/w12/wt64x256/c2
+//   64x128x64/g8/s8/w8/wt64x128/c2x2 (a cluster of 2 x 2 programs)
 //   128x128x64/g8/s5/w12/wt128x128 (ping-pong, below)
 #pragma once
 
@@ -26,6 +27,7 @@ struct KernelConfig {
   int warp_m = 0;  // warp tile (0 = the kernel has none)
   int warp_n = 0;
   int cluster_m = 1;  // programs per cluster, along M (1 = no cluster); written /cN when > 1
+  int cluster_n = 1;  // and along N (they share A's tile); written /cMxN when > 1
   int split_k = 1;    // programs per cluster that share one tile's K steps; written /kN when > 1
 
   friend bool operator==(const KernelConfig&, const KernelConfig&) = default;

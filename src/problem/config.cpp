@@ -13,7 +13,11 @@ std::string to_string(const KernelConfig& c) {
   if (c.warp_m > 0 || c.warp_n > 0) {
     s += "/wt" + std::to_string(c.warp_m) + "x" + std::to_string(c.warp_n);
   }
-  if (c.cluster_m > 1) s += "/c" + std::to_string(c.cluster_m);
+  if (c.cluster_n > 1) {
+    s += "/c" + std::to_string(c.cluster_m) + "x" + std::to_string(c.cluster_n);
+  } else if (c.cluster_m > 1) {
+    s += "/c" + std::to_string(c.cluster_m);
+  }
   if (c.split_k > 1) s += "/k" + std::to_string(c.split_k);
   return s;
 }
@@ -79,6 +83,13 @@ std::optional<KernelConfig> parse_kernel_config(std::string_view text, std::stri
       continue;
     }
     if (p.empty()) return fail("empty field");
+    if (p[0] == 'c' && p.find('x') != std::string_view::npos) {
+      int cluster[2];
+      if (!parse_dims(p.substr(1), 2, cluster)) return fail("cluster must be cM or cMxN");
+      c.cluster_m = cluster[0];
+      c.cluster_n = cluster[1];
+      continue;
+    }
     auto v = parse_positive(p.substr(1));
     if (!v) return fail("field '" + std::string(p) + "' needs a positive number");
     switch (p[0]) {
@@ -107,7 +118,8 @@ std::optional<KernelConfig> parse_kernel_config(std::string_view text, std::stri
 bool same_instantiation(const KernelConfig& x, const KernelConfig& y) {
   return x.block_m == y.block_m && x.block_n == y.block_n && x.block_k == y.block_k &&
          x.num_stages == y.num_stages && x.num_warps == y.num_warps && x.warp_m == y.warp_m &&
-         x.warp_n == y.warp_n && x.cluster_m == y.cluster_m && x.split_k == y.split_k;
+         x.warp_n == y.warp_n && x.cluster_m == y.cluster_m && x.cluster_n == y.cluster_n &&
+         x.split_k == y.split_k;
 }
 
 bool ping_pong(const KernelConfig& config) {
