@@ -105,28 +105,32 @@ TILEGEMM_HOST_DEVICE constexpr BatchedTile persistent_tile(int64_t index, int64_
           grouped_tile_order(index % per_batch, m, n, block_m, block_n, group_size_m)};
 }
 
-// A persistent grid of clusters of `cluster_m` programs that share B's tile (TMA multicast):
-// cluster item `index` is a tile cluster_m * block_m rows tall, taken in the persistent grouped
-// order above (GROUP_SIZE_M counted in block_m rows, so a group covers the same rows), and the
-// cluster's program `rank` takes its block_m-row part `rank`, top first. Program c * cluster_m
-// + r of a grid of G clusters takes items c, c + G, ... With cluster_m = 1 this is
-// persistent_tile. When the tile rows do not divide evenly, the last cluster row has programs
-// below the matrix (pid_m >= cdiv(m, block_m)): they still load their part of B for the others,
-// and write nothing.
+// A persistent grid of clusters of cluster_m x cluster_n programs: those in one column of the
+// cluster share B's tile, those in one row A's (TMA multicast). Cluster item `index` is a tile
+// cluster_m * block_m rows tall and cluster_n * block_n columns wide, taken in the persistent
+// grouped order above (GROUP_SIZE_M counted in block_m rows, so a group covers the same rows),
+// and the cluster's program `rank` takes its part rank % cluster_m down and rank / cluster_m
+// across. Program c * cluster_m * cluster_n + r of a grid of G clusters takes items c, c + G, ...
+// With clusters of 1 this is persistent_tile. When the tiles do not divide evenly, the last
+// cluster row (column) has programs below (right of) the matrix: pid_m >= cdiv(m, block_m) or
+// pid_n >= cdiv(n, block_n). They still load their parts of A and B for the others, and write
+// nothing.
 TILEGEMM_HOST_DEVICE constexpr BatchedTile cluster_tile(int64_t index, int rank, int64_t m,
                                                         int64_t n, int64_t block_m, int64_t block_n,
-                                                        int64_t group_size_m, int cluster_m) {
+                                                        int64_t group_size_m, int cluster_m,
+                                                        int cluster_n = 1) {
   const int64_t group = group_size_m / cluster_m > 0 ? group_size_m / cluster_m : 1;
-  BatchedTile t = persistent_tile(index, m, n, cluster_m * block_m, block_n, group);
-  t.tile.pid_m = t.tile.pid_m * cluster_m + rank;
+  BatchedTile t = persistent_tile(index, m, n, cluster_m * block_m, cluster_n * block_n, group);
+  t.tile.pid_m = t.tile.pid_m * cluster_m + rank % cluster_m;
+  t.tile.pid_n = t.tile.pid_n * cluster_n + rank / cluster_m;
   return t;
 }
 
-// Work items of a persistent grid of clusters (tiles when cluster_m = 1), all batch entries.
+// Work items of a persistent grid of clusters (tiles for clusters of 1), all batch entries.
 TILEGEMM_HOST_DEVICE constexpr int64_t cluster_items(int64_t m, int64_t n, int64_t block_m,
                                                      int64_t block_n, int64_t batch_count,
-                                                     int cluster_m) {
-  return num_tiles(m, n, cluster_m * block_m, block_n) * batch_count;
+                                                     int cluster_m, int cluster_n = 1) {
+  return num_tiles(m, n, cluster_m * block_m, cluster_n * block_n) * batch_count;
 }
 
 // cluster_tile and cluster_items as a persistent kernel uses them: the tile grid's size is worked
@@ -139,13 +143,15 @@ struct PersistentTiles {
   int32_t num_pid_n = 0;
   int32_t group = 1;  // GROUP_SIZE_M in cluster rows
   int32_t cluster_m = 1;
+  int32_t cluster_n = 1;
 
   TILEGEMM_HOST_DEVICE constexpr PersistentTiles(int64_t m, int64_t n, int64_t block_m,
                                                  int64_t block_n, int64_t group_size_m,
-                                                 int cluster_m_)
+                                                 int cluster_m_, int cluster_n_ = 1)
       : num_pid_m(int32_t(cdiv(m, cluster_m_ * block_m))),
-        num_pid_n(int32_t(cdiv(n, block_n))),
-        cluster_m(cluster_m_) {
+        num_pid_n(int32_t(cdiv(n, cluster_n_ * block_n))),
+        cluster_m(cluster_m_),
+        cluster_n(cluster_n_) {
     const int64_t g = group_size_m / cluster_m_ > 0 ? group_size_m / cluster_m_ : 1;
     // A group taller than the grid orders the tiles as one of exactly the grid's height does;
     // clamped, group * num_pid_n stays within the item count.
@@ -162,7 +168,9 @@ struct PersistentTiles {
     const int32_t batch = item / per_batch;
     const GroupedOrder<int32_t> g =
         grouped_order<int32_t>(item - batch * per_batch, num_pid_m, num_pid_n, group);
-    return {batch, {int64_t(g.pid_m) * cluster_m + rank, g.pid_n}};
+    return {batch,
+            {int64_t(g.pid_m) * cluster_m + rank % cluster_m,
+             int64_t(g.pid_n) * cluster_n + rank / cluster_m}};
   }
 };
 

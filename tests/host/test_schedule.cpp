@@ -119,6 +119,43 @@ TEST(ClusterTile, ClustersOfTwoCoverEveryTileOnceAndShareTheirColumn) {
   }
 }
 
+TEST(ClusterTile, ClustersOfTwoByTwoCoverEveryTileOnceAndShareRowsAndColumns) {
+  std::mt19937_64 rng(11252026);
+  std::uniform_int_distribution<int64_t> dim(1, 3000);
+  const int64_t blocks[] = {64, 128, 256};
+  for (int trial = 0; trial < 200; ++trial) {
+    const int64_t m = dim(rng), n = dim(rng), bm = blocks[rng() % 3], bn = blocks[rng() % 3];
+    const int64_t group = 1 + int64_t(rng() % 9), batch = 1 + int64_t(rng() % 3);
+    const int64_t items = cluster_items(m, n, bm, bn, batch, 2, 2);
+    ASSERT_EQ(items, cdiv(m, 2 * bm) * cdiv(n, 2 * bn) * batch);
+    std::set<std::tuple<int64_t, int64_t, int64_t>> seen;
+    for (int64_t item = 0; item < items; ++item) {
+      BatchedTile t[4];
+      for (int rank = 0; rank < 4; ++rank)
+        t[rank] = cluster_tile(item, rank, m, n, bm, bn, group, 2, 2);
+      // Ranks go down M first: 0 and 1 share a column of tiles (B), 0 and 2 a row (A).
+      ASSERT_EQ(t[1].tile.pid_m, t[0].tile.pid_m + 1);
+      ASSERT_EQ(t[1].tile.pid_n, t[0].tile.pid_n);
+      ASSERT_EQ(t[2].tile.pid_m, t[0].tile.pid_m);
+      ASSERT_EQ(t[2].tile.pid_n, t[0].tile.pid_n + 1);
+      ASSERT_EQ(t[3].tile.pid_m, t[1].tile.pid_m);
+      ASSERT_EQ(t[3].tile.pid_n, t[2].tile.pid_n);
+      ASSERT_EQ(t[0].tile.pid_m % 2, 0);
+      ASSERT_EQ(t[0].tile.pid_n % 2, 0);
+      for (const BatchedTile& x : t) {
+        ASSERT_EQ(x.batch, t[0].batch);
+        ASSERT_LT(x.batch, batch);
+        ASSERT_LE(x.tile.pid_m, cdiv(m, bm));
+        ASSERT_LE(x.tile.pid_n, cdiv(n, bn));
+        if (x.tile.pid_m >= cdiv(m, bm) || x.tile.pid_n >= cdiv(n, bn)) continue;  // outside
+        ASSERT_TRUE(seen.insert({x.batch, x.tile.pid_m, x.tile.pid_n}).second)
+            << "tile twice: m=" << m << " n=" << n << " bm=" << bm << " bn=" << bn;
+      }
+    }
+    EXPECT_EQ(int64_t(seen.size()), num_tiles(m, n, bm, bn) * batch);
+  }
+}
+
 TEST(ClusterTile, ClusterOfOneIsThePersistentOrder) {
   const int64_t items = cluster_items(1000, 700, 128, 64, 2, 1);
   ASSERT_EQ(items, num_tiles(1000, 700, 128, 64) * 2);
@@ -151,13 +188,13 @@ TEST(PersistentTiles, IsClusterTileIn32Bits) {
   for (int trial = 0; trial < 300; ++trial) {
     const int64_t m = dim(rng), n = dim(rng), bm = blocks[rng() % 3], bn = blocks[rng() % 3];
     const int64_t group = groups[rng() % 7], batch = 1 + int64_t(rng() % 3);
-    const int cluster = 1 + int(rng() % 2);
-    const PersistentTiles tiles(m, n, bm, bn, group, cluster);
-    const int64_t items = cluster_items(m, n, bm, bn, batch, cluster);
+    const int cluster = 1 + int(rng() % 2), cluster_n = 1 + int(rng() % 2);
+    const PersistentTiles tiles(m, n, bm, bn, group, cluster, cluster_n);
+    const int64_t items = cluster_items(m, n, bm, bn, batch, cluster, cluster_n);
     ASSERT_EQ(tiles.items(batch), items);
     for (int64_t item = 0; item < items; ++item)
-      for (int rank = 0; rank < cluster; ++rank) {
-        const BatchedTile want = cluster_tile(item, rank, m, n, bm, bn, group, cluster);
+      for (int rank = 0; rank < cluster * cluster_n; ++rank) {
+        const BatchedTile want = cluster_tile(item, rank, m, n, bm, bn, group, cluster, cluster_n);
         const BatchedTile got = tiles.tile(int32_t(item), rank);
         ASSERT_EQ(got.batch, want.batch);
         ASSERT_EQ(got.tile.pid_m, want.tile.pid_m) << "m=" << m << " n=" << n << " item=" << item;
