@@ -71,9 +71,10 @@ fi
     # The last four cases give every persistent sm90 program several tiles: 128x256 (400 in all),
     # so the chunks of D held into the next tile (store_tma) are checked too, the ping-pong
     # config (1200), whose consumers take turns, with the general epilogue, an fp32 D with
-    # the general epilogue on 128x256 (its chunks in rounds, C by TMA), and 64x128 in clusters
-    # of 2 (B multicast into both programs' stages).
-    cases=${SANITIZER_CASES:-"naive:bf16:|smem:bf16:|tile2d:bf16:|warptile:bf16:|warptile:fp32:|sm80:bf16:|sm80:tf32:|sm80:fp16:--layout-a col --lda 208 --layout-b col --ldb 72|sm80:bf16:--config 128x256x32/g8/s4/w8/wt64x64|sm90:bf16:--lda 64 --ldb 136 --ldc 136|sm90:fp16:--layout-a col --lda 200 --layout-b col --ldb 64|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 200 --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 300 --beta 1 --bias --activation gelu --config 128x128x64/g8/s5/w12/wt128x128|sm90:bf16:--out-dtype fp32 --lda 64 --ldb 136 --ldc 136 --batch 200 --beta 1 --bias --activation gelu --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 100 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2"}
+    # the general epilogue on 128x256 (its chunks in rounds, C by TMA), 64x128 in clusters
+    # of 2 (B multicast into both programs' stages), and in clusters of 2 x 2 (A multicast too;
+    # at 130 x 70 the cluster has programs below and right of the matrix).
+    cases=${SANITIZER_CASES:-"naive:bf16:|smem:bf16:|tile2d:bf16:|warptile:bf16:|warptile:fp32:|sm80:bf16:|sm80:tf32:|sm80:fp16:--layout-a col --lda 208 --layout-b col --ldb 72|sm80:bf16:--config 128x256x32/g8/s4/w8/wt64x64|sm90:bf16:--lda 64 --ldb 136 --ldc 136|sm90:fp16:--layout-a col --lda 200 --layout-b col --ldb 64|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 200 --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 300 --beta 1 --bias --activation gelu --config 128x128x64/g8/s5/w12/wt128x128|sm90:bf16:--out-dtype fp32 --lda 64 --ldb 136 --ldc 136 --batch 200 --beta 1 --bias --activation gelu --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 100 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 30 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2x2"}
     IFS='|' read -r -a case_list <<< "$cases"
     for case in "${case_list[@]}"; do
       IFS=: read -r kernel dtype extra <<< "$case"

@@ -73,6 +73,9 @@ namespace tilegemm::sm90 {
 // memory), and the first one adds them and runs the epilogue. Not persistent: each cluster
 // takes one tile, so one barrier.cluster, which compute-sanitizer's racecheck follows, orders
 // the hand-over, and no program touches another's shared memory after it.
+// CLUSTER_N_: programs per cluster along N, which share A's tile the same way (a cluster of
+// CLUSTER_M x CLUSTER_N; ranks go down M first). Where the operands' lines are off L2 lines, so
+// that the K loop waits on L2, a 2 x 2 cluster halves the reads of both operands.
 // PING_PONG_: the two consumers take the program's tiles in turn, each a whole tile
 // (math_warpgroups in smem_layout.hpp), instead of sharing every tile. The producer loads every
 // tile's K steps into the one ring, in order; a consumer starts its tile once the other has
@@ -81,14 +84,16 @@ namespace tilegemm::sm90 {
 // names a warpgroup tile as large as the tile (wt<BM>x<BN>) with 12 warps.
 // ELEMENT_BYTES_: of the input type, 2 (fp16, bf16) or 4 (tf32); a stage holds 128 bytes of K.
 template <int BM_, int BN_, int STAGES_, int CLUSTER_M_ = 1, int SPLIT_K_ = 1,
-          bool PING_PONG_ = false, int ELEMENT_BYTES_ = 2>
+          bool PING_PONG_ = false, int ELEMENT_BYTES_ = 2, int CLUSTER_N_ = 1>
 struct Sm90Shape {
   static constexpr int BM = BM_, BN = BN_, kStages = STAGES_, kClusterM = CLUSTER_M_;
+  static constexpr int kClusterN = CLUSTER_N_;
+  static constexpr int kClusterMN = kClusterM * kClusterN;  // programs that multicast
   static constexpr int kElementBytes = ELEMENT_BYTES_;
   static constexpr int BK = block_k_for(kElementBytes);  // values of K per stage
   static constexpr int kSplitK = SPLIT_K_;
   static constexpr bool kPingPong = PING_PONG_;
-  static constexpr int kClusterSize = kClusterM * kSplitK;
+  static constexpr int kClusterSize = kClusterMN * kSplitK;
   static constexpr int kConsumers = math_warpgroups(BM, kPingPong);
   static constexpr int kThreads = (kConsumers + 1) * 128;
   static constexpr int WM = warpgroup_rows(BM, kPingPong);  // rows of a tile a consumer owns
@@ -104,15 +109,16 @@ struct Sm90Shape {
   static constexpr bool kHoldsChunks =
       !kPingPong && kStoreBuffers < store_chunks_per_warpgroup(BM, BN, kPingPong, 4);
   static_assert(WM % 64 == 0, "each consumer owns whole 64-row wgmma tiles");
-  static_assert(!kPingPong || (kClusterM == 1 && kSplitK == 1 &&
+  static_assert(!kPingPong || (kClusterMN == 1 && kSplitK == 1 &&
                                kStoreBuffers >= store_chunks_per_warpgroup(BM, BN, true)),
                 "ping-pong: no clusters, and buffers for a consumer's whole tile of 16-bit D");
   static_assert(BN % 64 == 0 && BN <= 256, "wgmma N: a multiple of 64 up to 256 here");
   static_assert(kStages >= 2, "a pipeline needs at least two stages");
   static_assert(kClusterM == 1 || (kClusterM == 2 && BN % (2 * kMnBlock) == 0),
                 "clusters of 2 split B's tile into whole 64-row boxes");
-  static_assert(kSplitK == 1 || (kSplitK == 2 && kClusterM == 1),
-                "split-K across clusters of 2, without B multicast");
+  static_assert(kClusterN == 1 || kClusterN == 2, "clusters of 2 along N: A in halves");
+  static_assert(kSplitK == 1 || (kSplitK == 2 && kClusterMN == 1),
+                "split-K across clusters of 2, without multicast");
 
   static KernelConfig config() {
     return {.block_m = BM,
@@ -124,6 +130,7 @@ struct Sm90Shape {
             .warp_m = WM,  // ping-pong: BM
             .warp_n = BN,
             .cluster_m = kClusterM,
+            .cluster_n = kClusterN,
             .split_k = kSplitK};
   }
 };
@@ -141,30 +148,35 @@ struct Sm90Shape {
 // 768 x 768 x 4096). Its cluster of 2 multicasts B, the larger part of its stage: where the
 // operands' lines are not whole L2 lines apart, each 128-byte box row costs two L2 lines and the
 // K loop is bound by L2, so the cluster won 11-13 % at 1000^3 with 2000-byte rows; on 128-byte
-// lines, and for tf32, it lost 13-25 %. The rules take the unclustered form on the tie; the
-// cluster is for the autotuner (docs/perf-notes.md, sm90 v22).
+// lines, and for tf32, it lost 13-25 %. The rules take the unclustered form on the tie, and the
+// cluster where 16-bit lines are off L2 lines (docs/perf-notes.md, sm90 v22 and v23).
 // Last, 64x64 with one consumer, for problems whose larger tiles leave SMs idle: each program
 // then loads the fewest bytes (512^3: 128 KB against 192 KB for 128x64), and a lone program's K
 // step is bound by what its SM takes in (docs/perf-notes.md, sm90 v11 and v13). Twelve stages
 // keep more loads in flight over a long K (+13 % at 128 x 4096 x 4096); eight did better at 512^3.
 // Then the ping-pong shapes, whose tiles are a consumer's: 128 accumulators per thread, as in a
 // consumer's half of 128x256, and the buffers for a whole tile's D.
+// Last, 128x256 and 64x128 in clusters of 2 x 2, which multicast A as well as B: for 16-bit
+// operands off L2 lines (not compiled for tf32).
 using Shapes =
     std::tuple<Sm90Shape<128, 256, 4>, Sm90Shape<128, 256, 4, 2>, Sm90Shape<256, 128, 4>,
                Sm90Shape<256, 128, 4, 2>, Sm90Shape<128, 128, 6>, Sm90Shape<128, 128, 6, 2>,
                Sm90Shape<128, 64, 8>, Sm90Shape<128, 64, 6, 1, 2>, Sm90Shape<64, 128, 8>,
                Sm90Shape<64, 128, 8, 2>, Sm90Shape<64, 64, 8>, Sm90Shape<64, 64, 12>,
-               Sm90Shape<128, 128, 5, 1, 1, true>>;
+               Sm90Shape<128, 128, 5, 1, 1, true>, Sm90Shape<128, 256, 4, 2, 1, false, 2, 2>,
+               Sm90Shape<64, 128, 8, 2, 1, false, 2, 2>>;
 
 // The same shapes for tf32 (BLOCK_SIZE_K 32): a stage has the same bytes and a K step the same
 // four wgmma, each k8 at half the 16-bit rate, so the pipeline's timing carries over.
 template <class S>
 using Tf32Shape = Sm90Shape<S::BM, S::BN, S::kStages, S::kClusterM, S::kSplitK, S::kPingPong, 4>;
+// Not the clusters along N, which are for 16-bit operands off L2 lines (tune/heuristic.cpp).
 template <class Tuple>
 struct Tf32Of;
 template <class... S>
 struct Tf32Of<std::tuple<S...>> {
-  using type = std::tuple<Tf32Shape<S>...>;
+  using type = decltype(std::tuple_cat(
+      std::conditional_t<S::kClusterN == 1, std::tuple<Tf32Shape<S>>, std::tuple<>>{}...));
 };
 using Tf32Shapes = Tf32Of<Shapes>::type;
 
@@ -889,13 +901,16 @@ __global__ void __launch_bounds__(S::kThreads, 1)
 
   // kCluster: the programs of this program's cluster. rank(): its place in the cluster, read from
   // a special register wherever needed (a value kept across setmaxnreg goes to local memory);
-  // rank_m() its place along M (B's multicast), rank_k() its share of K (split-K).
+  // rank_mn() its place in a multicasting cluster, rank_m() along M (its part of B), rank_n()
+  // along N (its part of A); rank_k() its share of K (split-K).
   constexpr int kCluster = S::kClusterSize;
   const auto rank = [] { return kCluster > 1 ? int(cuda::ptx::get_sreg_cluster_ctarank()) : 0; };
-  const auto rank_m = [&] { return S::kClusterM > 1 ? rank() : 0; };
+  const auto rank_mn = [&] { return S::kClusterMN > 1 ? rank() : 0; };
+  const auto rank_m = [&] { return S::kClusterM > 1 ? rank_mn() % S::kClusterM : 0; };
+  const auto rank_n = [&] { return S::kClusterN > 1 ? rank_mn() / S::kClusterM : 0; };
   const auto rank_k = [&] { return S::kSplitK > 1 ? rank() : 0; };
   // The persistent walk: this program's cluster takes work items first, first + step, ... below
-  // `count`, and tiles.tile(item, rank_m()) says which tile each is. All in 32 bits
+  // `count`, and tiles.tile(item, rank_mn()) says which tile each is. All in 32 bits
   // (problem_check), which saves the consumers registers and the program's start a 64-bit
   // division subroutine.
   struct Walk {
@@ -903,7 +918,8 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     int first, step, count;
   };
   const auto walk = [&] {
-    const PersistentTiles tiles(args.m, args.n, S::BM, S::BN, args.group_size_m, S::kClusterM);
+    const PersistentTiles tiles(args.m, args.n, S::BM, S::BN, args.group_size_m, S::kClusterM,
+                                S::kClusterN);
     return Walk{tiles, int(blockIdx.x) / kCluster, int(gridDim.x) / kCluster,
                 tiles.items(args.batch_count)};
   };
@@ -914,27 +930,34 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   const int k_begin = S::kSplitK == 1 ? 0 : min(rank_k() * k_share, k_tiles);
   const int k_steps = S::kSplitK == 1 ? k_tiles : min(k_share, k_tiles - k_begin);
 
-  // The producer's loads of K step kt of `work` into `stage`: A's tile and this program's part of
-  // B's, multicast to the whole cluster. A program below the matrix (last cluster row) loads the
-  // last real A tile: its B part is what matters, and it writes nothing.
+  // The producer's loads of K step kt of `work` into `stage`: this program's part of A's tile,
+  // multicast to the programs of its cluster row (which share A), and its part of B's, multicast
+  // to those of its cluster column. A program below (right of) the matrix loads from the last
+  // real tile row (column): only its part of the other operand matters, and it writes nothing.
   const auto load_step = [&](const BatchedTile& work, int kt, int stage) {
+    constexpr OperandTile kTileAParts{S::BM, A_MN, S::kClusterN};
     constexpr OperandTile kTileBParts{S::BN, B_MN, S::kClusterM};
-    constexpr uint16_t kMulticast = S::kClusterM > 1 ? uint16_t((1u << S::kClusterM) - 1) : 0;
-    const int64_t tile_rows = cdiv(args.m, S::BM);
+    // Ranks rank_m() + kClusterM * j (A's row) and i + kClusterM * rank_n() (B's column).
+    constexpr uint32_t kRowMask = S::kClusterN > 1 ? 1u | 1u << S::kClusterM : 1u;
+    const uint16_t multicast_a = S::kClusterN > 1 ? uint16_t(kRowMask << rank_m()) : 0;
+    const uint16_t multicast_b =
+        S::kClusterM > 1 ? uint16_t(((1u << S::kClusterM) - 1) << (S::kClusterM * rank_n())) : 0;
+    const int64_t tile_rows = cdiv(args.m, S::BM), tile_cols = cdiv(args.n, S::BN);
     const int64_t pid_m = work.tile.pid_m < tile_rows ? work.tile.pid_m : tile_rows - 1;
-    const int m0 = int(pid_m * S::BM), n0 = int(work.tile.pid_n * S::BN);
-    // The whole stage: A, and every part of B (the other programs' parts complete here too).
+    const int64_t pid_n = work.tile.pid_n < tile_cols ? work.tile.pid_n : tile_cols - 1;
+    const int m0 = int(pid_m * S::BM), n0 = int(pid_n * S::BN);
+    // The whole stage: every part of A and B (the other programs' parts complete here too).
     cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
                                          cuda::ptx::space_shared, &full[stage], kStageBytes);
-    load_tile(map_a, kTileA, stages_a + stage * kTileA.bytes(), m0, kt * S::BK, int(work.batch),
-              &full[stage]);
+    load_tile(map_a, kTileAParts, stages_a + stage * kTileA.bytes(), m0, kt * S::BK,
+              int(work.batch), &full[stage], rank_n(), S::kClusterN, multicast_a);
     load_tile(map_b, kTileBParts, stages_b + stage * kTileB.bytes(), n0, kt * S::BK,
-              int(work.batch), &full[stage], rank_m(), S::kClusterM, kMulticast);
+              int(work.batch), &full[stage], rank_m(), S::kClusterM, multicast_b);
   };
-  // Unless B is multicast, thread 0 loads the first tile's first num_stages K steps as soon as it
-  // has initialised the barriers, before the barrier below and setmaxnreg. (A multicast writes
+  // Unless A or B is multicast, thread 0 loads the first tile's first num_stages K steps as soon as
+  // it has initialised the barriers, before the barrier below and setmaxnreg. (A multicast writes
   // into the partner's stages, whose barriers must be initialised first.)
-  const int early_steps = S::kClusterM == 1 ? (k_steps < S::kStages ? k_steps : S::kStages) : 0;
+  const int early_steps = S::kClusterMN == 1 ? (k_steps < S::kStages ? k_steps : S::kStages) : 0;
   if (threadIdx.x == 0) {
     // The descriptors' fetch overlaps the set-up below instead of the first loads and stores.
     prefetch_tensormap(map_a);
@@ -945,8 +968,10 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     for (int s = 0; s < S::kStages; ++s) {
       cuda::ptx::mbarrier_init(&full[s], 1);  // the producer's arrive + bytes
       // Every consumer warp of every program of the cluster: a stage is free once all the
-      // programs its B part is multicast to have read it.
-      cuda::ptx::mbarrier_init(&empty[s], S::kStageReaders * 4 * S::kClusterM);
+      // programs its parts are multicast to have read it. (In a 2 x 2 cluster that includes the
+      // diagonal program, which shares nothing with this one: one count for every program is
+      // simpler than two masks, and costs an arrive per warp and stage.)
+      cuda::ptx::mbarrier_init(&empty[s], S::kStageReaders * 4 * S::kClusterMN);
     }
     // Make the initialised barriers visible to the TMA unit (the async proxy) and the cluster.
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
@@ -971,7 +996,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       uint32_t phase = early_steps / S::kStages;
       const Walk w = walk();
       for (int item = w.first; item < w.count; item += w.step) {
-        const BatchedTile work = w.tiles.tile(item, rank_m());
+        const BatchedTile work = w.tiles.tile(item, rank_mn());
         for (int i = item == w.first ? early_steps : 0; i < k_steps; ++i) {
           // A fresh barrier counts as having completed the phase before its first, so the first
           // pass over the ring does not wait. In a cluster this also waits for the other
@@ -1008,7 +1033,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     int turn = S::kPingPong ? consumer : 0;
     const int my_row = S::kPingPong ? 0 : consumer * S::WM;
     for (int item = w.first + turn * w.step; item < w.count; item += kTurns * w.step) {
-      const BatchedTile work = w.tiles.tile(item, rank_m());
+      const BatchedTile work = w.tiles.tile(item, rank_mn());
       if constexpr (S::kPingPong) {
         // The ring's place at this item's first K step, past the other consumer's steps: the
         // producer loaded k_steps for each item before it.
@@ -1033,7 +1058,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         wgmma_commit();
         // This stage's group may still run; the previous stage's has finished reading.
         wgmma_wait<1>();
-        if (kt > 0 && lane == 0) arrive_cluster<S::kClusterM>(&empty[previous]);
+        if (kt > 0 && lane == 0) arrive_cluster<S::kClusterMN>(&empty[previous]);
         previous = stage;
         if (++stage == S::kStages) stage = 0, phase ^= 1;
         // While this stage's wgmma run, the last tile's held chunks of D go to TMA.
@@ -1043,7 +1068,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         // The same step asks for the first chunks of this tile's C, once the last tile's stores
         // have read the buffers, if the tile has rows in the matrix and this program writes it.
         if (c_in_buffers && kt == held_store_step && work.tile.pid_m * S::BM < args.m &&
-            (S::kSplitK == 1 || rank_k() == 0)) {
+            work.tile.pid_n * S::BN < args.n && (S::kSplitK == 1 || rank_k() == 0)) {
           const int row0 = int(work.tile.pid_m * S::BM) + my_row;
           const int col0 = int(work.tile.pid_n * S::BN);
           // As many chunks of C as there are buffers, of 64 x 64 (16-bit) or 64 x 32 (fp32).
@@ -1068,7 +1093,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       }
       if (S::kSplitK == 1 || k_steps > 0) {
         wgmma_wait<0>();
-        if (lane == 0) arrive_cluster<S::kClusterM>(&empty[previous]);
+        if (lane == 0) arrive_cluster<S::kClusterMN>(&empty[previous]);
 #pragma unroll
         for (int i = 0; i < S::kMmaM; ++i) fence_registers(acc[i]);
       } else {  // split-K with a share of no K steps: this program's sums are zero
@@ -1107,7 +1132,8 @@ __global__ void __launch_bounds__(S::kThreads, 1)
             acc[i][4 * v + 2] += p.z, acc[i][4 * v + 3] += p.w;
           }
       }
-      if (work.tile.pid_m * S::BM >= args.m) continue;  // below the matrix: nothing to write
+      // Below or right of the matrix (clusters' last row or column): nothing to write.
+      if (work.tile.pid_m * S::BM >= args.m || work.tile.pid_n * S::BN >= args.n) continue;
 
       // Epilogue.
       const EpilogueParams& e = args.epilogue;
@@ -1164,7 +1190,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   }
   // The other programs of the cluster may still arrive on this one's `empty` barriers. (Split-K:
   // the consumers met at barrier.cluster after their tile; the producer warpgroup meets them.)
-  if constexpr (S::kClusterM > 1) cluster_sync();
+  if constexpr (S::kClusterMN > 1) cluster_sync();
   if constexpr (S::kSplitK > 1) {
     if (threadIdx.x < 128) cluster_sync();
   }
@@ -1232,7 +1258,8 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
   CUtensorMap map_a, map_b;
   // The boxes the kernel's load_tile issues: the same OperandTile geometry (B in parts when
   // the programs of a cluster share it).
-  const OperandTile tile_a{S::BM, a.mn_major}, tile_b{S::BN, b.mn_major, S::kClusterM};
+  const OperandTile tile_a{S::BM, a.mn_major, S::kClusterN},
+      tile_b{S::BN, b.mn_major, S::kClusterM};
   if (Status s = encode_operand_map(a, tile_a.box_mn(), &map_a); !s.ok()) return s;
   if (Status s = encode_operand_map(b, tile_b.box_mn(), &map_b); !s.ok()) return s;
   const bool pairs = aligned_pairs(args.epilogue.d);
@@ -1253,7 +1280,8 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
       !s.ok()) {
     return s;
   }
-  const int64_t items = cluster_items(args.m, args.n, S::BM, S::BN, args.batch_count, S::kClusterM);
+  const int64_t items =
+      cluster_items(args.m, args.n, S::BM, S::BN, args.batch_count, S::kClusterM, S::kClusterN);
   constexpr int kSmem = int(shared_bytes(S::BM, S::BN, S::kStages, S::kSplitK, S::kPingPong));
 
   Status status;
