@@ -45,11 +45,12 @@ inline constexpr double kTransposeMinFlopsPerByte = 384;
 
 // For the sm90 kernel, a 16-bit operand whose lines are 16-byte aligned but not whole L2 lines
 // apart is copied onto 128-byte lines where the GEMM does at least this many flops per byte of
-// it. Off L2 lines, the rules run the tile in a cluster of 2 (heuristic.hpp), which halves B's
-// reads; the copies must beat that. On the H100 (bf16, both operands' lines 16 bytes past a
-// multiple of 128, TFLOP/s, copies against the cluster): 2048^3 357-362 against 512-513,
-// 4096^3 597-598 against 628-631, 8192^3 705-706 against 630-631 (docs/perf-notes.md, sm90 v23).
-inline constexpr double kRelineMinFlopsPerByte = 6144;
+// it. Off L2 lines, the rules run the tile in a cluster of 2 or 2 x 2 (heuristic.hpp), which
+// halves B's reads, or A's and B's; the copies must beat that. On the H100 (bf16, both
+// operands' lines 16 bytes past a multiple of 128, TFLOP/s, copies against the cluster):
+// 2048^3 357-362 against 512-520, 4096^3 597-598 against 628-640, 6144^3 676.5 against 726.8,
+// 8192^3 705-709 against 724-725 (docs/perf-notes.md, sm90 v23).
+inline constexpr double kRelineMinFlopsPerByte = 16384;
 
 // tf32 operands, at half the 16-bit rate, are moved onto L2 lines only in pairs: when neither A's
 // nor B's lines would be on 128 bytes, both are copied where the GEMM does at least this many

@@ -73,10 +73,10 @@ double busiest_sm_rows(const KernelConfig& c, const GemmProblem& p, int sms) {
 KernelConfig turned_if_fewer_waves(const KernelConfig& c, const std::vector<KernelConfig>& configs,
                                    const GemmProblem& p, int sms) {
   for (const KernelConfig& t : configs) {
-    const bool turned = t.block_m == c.block_n && t.block_n == c.block_m &&
-                        t.block_k == c.block_k && t.num_stages == c.num_stages &&
-                        t.num_warps == c.num_warps && t.cluster_m == c.cluster_m &&
-                        t.split_k == c.split_k && ping_pong(t) == ping_pong(c);
+    const bool turned =
+        t.block_m == c.block_n && t.block_n == c.block_m && t.block_k == c.block_k &&
+        t.num_stages == c.num_stages && t.num_warps == c.num_warps && t.cluster_m == c.cluster_m &&
+        t.cluster_n == c.cluster_n && t.split_k == c.split_k && ping_pong(t) == ping_pong(c);
     if (turned && waves(t, p, sms) < waves(c, p, sms)) {
       KernelConfig out = t;
       out.group_size_m = c.group_size_m;
@@ -87,6 +87,10 @@ KernelConfig turned_if_fewer_waves(const KernelConfig& c, const std::vector<Kern
 }
 
 namespace {
+
+// Waves of tiles (rounds of one per SM) from which 16-bit problems off L2 lines take clusters of
+// 2 x 2 (rules_config).
+constexpr int64_t kClusterOf4MinWaves = 6;
 
 // The choice of rules_config before the cluster rule below.
 KernelConfig rules_tile(const std::vector<KernelConfig>& configs, const GemmProblem& p, int sms) {
@@ -146,12 +150,14 @@ KernelConfig rules_tile(const std::vector<KernelConfig>& configs, const GemmProb
   return best == nullptr ? KernelConfig{} : *best;
 }
 
-// The same config in clusters of 2 (sm90 /c2), if `configs` has it; else nullptr.
-const KernelConfig* clustered_twin(const KernelConfig& c, const std::vector<KernelConfig>& configs) {
+// The unclustered config `c` in clusters of cluster_m x cluster_n, if `configs` has it; else
+// nullptr.
+const KernelConfig* clustered_twin(const KernelConfig& c, const std::vector<KernelConfig>& configs,
+                                   int cluster_m, int cluster_n) {
   for (const KernelConfig& t : configs) {
     KernelConfig unclustered = t;
-    unclustered.cluster_m = 1;
-    if (t.cluster_m == 2 && c.cluster_m == 1 && unclustered == c) return &t;
+    unclustered.cluster_m = unclustered.cluster_n = 1;
+    if (t.cluster_m == cluster_m && t.cluster_n == cluster_n && unclustered == c) return &t;
   }
   return nullptr;
 }
@@ -165,10 +171,15 @@ KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmPr
   // programs. On the H100 (bf16, `run --config`, TFLOP/s): 2040^3 (4080-byte lines) 374 ->
   // 480 on 128x256; 1512^3 265 -> 291; 1000 x 1000 x 4000 on 64x128 205 -> 278; 1000^3 130 ->
   // 143. On 128-byte lines, and for tf32, the cluster loses (1536^3 packed: 335 -> 318; tf32
-  // 1000^3 122 -> 104; docs/perf-notes.md, sm90 v22 and v23).
+  // 1000^3 122 -> 104). Where every SM takes kClusterOf4MinWaves tiles or more, the cluster of
+  // 2 x 2, which reads A once for two programs too: 8192^3 on 8200-element lines 640 -> 725,
+  // 6144^3 606 -> 727 (8.7 waves of 128x256); at 4096^3 (3.9 waves) the two tie, and with one
+  // wave the 2 x 2 cluster loses a third (2040^3: 493 -> 347; docs/perf-notes.md, sm90 v23).
   const bool off_lines = !on_l2_lines(p.a, p.m, p.k) || !on_l2_lines(p.b, p.k, p.n);
   if (is_16_bit(p.a.dtype) && off_lines) {
-    if (const KernelConfig* twin = clustered_twin(c, configs)) return *twin;
+    const KernelConfig* four = clustered_twin(c, configs, 2, 2);
+    if (four != nullptr && waves(c, p, sms) >= kClusterOf4MinWaves) return *four;
+    if (const KernelConfig* two = clustered_twin(c, configs, 2, 1)) return *two;
   }
   return c;
 }
@@ -220,7 +231,7 @@ HeuristicChoice heuristic(const GemmProblem& p, const std::string& kernel_name,
   for (const KernelConfig& c : choice.kernel->info.configs)
     if (choice.kernel->can_implement(p, c).empty()) configs.push_back(c);
   choice.config = rules_config(configs.empty() ? choice.kernel->info.configs : configs, p, sms);
-  if (choice.kernel->persistent && choice.config.cluster_m <= 1) {
+  if (choice.kernel->persistent && choice.config.cluster_m <= 1 && choice.config.cluster_n <= 1) {
     // A persistent kernel's wave is one program per SM, so the L2 model can pick the launch
     // order: 128x256 tiles on 132 SMs read 23 % fewer bytes per wave with GROUP_SIZE_M 16 than
     // with 8 (docs/perf-notes.md, sm90 v9).

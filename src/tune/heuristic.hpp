@@ -44,7 +44,7 @@ struct HeuristicChoice {
 // Before all that, an epilogue beyond alpha*AB over K <= 2048 takes a ping-pong config (sm90)
 // where every SM gets two of its tiles. Split-K configs, and ping-pong otherwise, are left to the
 // autotuner. After it all, 16-bit operands whose lines are off 128-byte boundaries take the
-// chosen tile's cluster of 2, where `configs` has it.
+// chosen tile's cluster of 2, or of 2 x 2 over six waves or more, where `configs` has it.
 KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& problem,
                           int sms);
 

@@ -175,22 +175,23 @@ TEST(AlignedCopyPlan, AnAlignedOperandIsTransposedOnlyWhereTheGemmOutweighsTheCo
 }
 
 TEST(AlignedCopyPlan, SixteenBitOperandsGoOntoL2LinesWhereTheGemmOutweighsTheCopy) {
-  // 6200 x 6200 x 712 in bf16: A's lines are 1424 bytes, B's 12400, both 16-byte aligned but not
-  // on L2 lines; the GEMM does 6200 flops per byte of each, so for sm90 both are copied onto
+  // 16400 x 16400 x 712 in bf16: A's lines are 1424 bytes, B's 32800, both 16-byte aligned but
+  // not on L2 lines; the GEMM does 16400 flops per byte of each, so for sm90 both are copied onto
   // 128-byte lines.
-  GemmProblem p = problem(6200, 6200, 712, DType::bf16);
+  GemmProblem p = problem(16400, 16400, 712, DType::bf16);
   AlignedCopyPlan plan = plan_aligned_copies(p, true, kL2Lines);
   ASSERT_TRUE(plan.a.needed && plan.b.needed);
   EXPECT_FALSE(plan.a.transposed || plan.b.transposed);
   EXPECT_EQ(plan.a.ld, 768);
-  EXPECT_EQ(plan.b.ld, 6208);
-  EXPECT_EQ(describe(plan),
-            "operands copied to 128-byte aligned lines first: a ld 712 -> 768, b ld 6200 -> 6208");
+  EXPECT_EQ(plan.b.ld, 16448);
+  EXPECT_EQ(
+      describe(plan),
+      "operands copied to 128-byte aligned lines first: a ld 712 -> 768, b ld 16400 -> 16448");
   // Not asked for: nothing to copy.
   EXPECT_FALSE(plan_aligned_copies(p).any());
-  // 3000 x 6200 x 712: 6200 flops per byte of A, 3000 of B. B stays off its lines (the rules run
-  // it in a cluster of 2, which costs less there than the copy).
-  plan = plan_aligned_copies(problem(3000, 6200, 712, DType::bf16), true, kL2Lines);
+  // 3000 x 16400 x 712: 16400 flops per byte of A, 3000 of B. B stays off its lines (the rules
+  // run it in a cluster, which costs less there than the copy).
+  plan = plan_aligned_copies(problem(3000, 16400, 712, DType::bf16), true, kL2Lines);
   EXPECT_TRUE(plan.a.needed);
   EXPECT_FALSE(plan.b.needed);
   // 1000^3 and 3000 x 5000 x 712: below the threshold for both operands.

@@ -89,10 +89,12 @@ TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
 
 TEST(RulesConfig, ClustersOfTwoWhere16BitLinesAreOffL2Lines) {
   std::vector<KernelConfig> configs;
-  for (const char* text : {"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
-                           "128x128x64/g8/s6/w12/wt64x128", "128x128x64/g8/s6/w12/wt64x128/c2",
-                           "64x128x64/g8/s8/w8/wt64x128", "64x128x64/g8/s8/w8/wt64x128/c2",
-                           "64x64x64/g8/s8/w8/wt64x64", "64x64x64/g8/s12/w8/wt64x64"}) {
+  for (const char* text :
+       {"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
+        "128x128x64/g8/s6/w12/wt64x128", "128x128x64/g8/s6/w12/wt64x128/c2",
+        "64x128x64/g8/s8/w8/wt64x128", "64x128x64/g8/s8/w8/wt64x128/c2",
+        "64x64x64/g8/s8/w8/wt64x64", "64x64x64/g8/s12/w8/wt64x64",
+        "128x256x64/g8/s4/w12/wt64x256/c2x2", "64x128x64/g8/s8/w8/wt64x128/c2x2"}) {
     configs.push_back(*parse_kernel_config(text));
   }
   const auto pick = [&](int64_t m, int64_t n, int64_t k, DType dtype, int64_t lda = 0,
@@ -114,6 +116,12 @@ TEST(RulesConfig, ClustersOfTwoWhere16BitLinesAreOffL2Lines) {
   EXPECT_EQ(pick(1536, 1536, 1536, DType::bf16), "128x256x64/g8/s4/w12/wt64x256");
   EXPECT_EQ(pick(1536, 1536, 1536, DType::bf16, 1600, 1600), "128x256x64/g8/s4/w12/wt64x256");
   EXPECT_EQ(pick(1000, 1000, 1000, DType::tf32), "64x128x64/g8/s8/w8/wt64x128");
+  // Six waves of tiles or more: the cluster of 2 x 2 (8192^3: 2048 tiles of 128x256, 16 waves on
+  // 132 SMs; 5120^3: 800, 7 waves; 4096^3: 512, 4 waves).
+  EXPECT_EQ(pick(8192, 8192, 8192, DType::bf16, 8200, 8200), "128x256x64/g8/s4/w12/wt64x256/c2x2");
+  EXPECT_EQ(pick(5120, 5120, 5120, DType::fp16, 5128), "128x256x64/g8/s4/w12/wt64x256/c2x2");
+  EXPECT_EQ(pick(4096, 4096, 4096, DType::bf16, 4104, 4104), "128x256x64/g8/s4/w12/wt64x256/c2");
+  EXPECT_EQ(pick(8192, 8192, 8192, DType::bf16), "128x256x64/g8/s4/w12/wt64x256");
   // A tile without a cluster stays as it is.
   EXPECT_EQ(pick(512, 512, 512, DType::bf16, 520, 520), "64x64x64/g8/s8/w8/wt64x64");
 }
