@@ -173,8 +173,9 @@ KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmPr
   // 143. On 128-byte lines, and for tf32, the cluster loses (1536^3 packed: 335 -> 318; tf32
   // 1000^3 122 -> 104). Where every SM takes kClusterOf4MinWaves tiles or more, the cluster of
   // 2 x 2, which reads A once for two programs too: 8192^3 on 8200-element lines 640 -> 725,
-  // 6144^3 606 -> 727 (8.7 waves of 128x256); at 4096^3 (3.9 waves) the two tie, and with one
-  // wave the 2 x 2 cluster loses a third (2040^3: 493 -> 347; docs/perf-notes.md, sm90 v23).
+  // 6144^3 606 -> 727 (8.7 waves of 128x256); at 4096^3 (3.9 waves) the two tie. Only 30
+  // clusters of four fit on the H100 (120 SMs), so with one wave of tiles the 2 x 2 cluster
+  // needs two rounds and loses a third (2040^3: 493 -> 347; docs/perf-notes.md, sm90 v23).
   const bool off_lines = !on_l2_lines(p.a, p.m, p.k) || !on_l2_lines(p.b, p.k, p.n);
   if (is_16_bit(p.a.dtype) && off_lines) {
     const KernelConfig* four = clustered_twin(c, configs, 2, 2);
