@@ -232,6 +232,10 @@ Status tune_problem(const GemmProblem& p, const GemmOptions& options, TuneResult
     run.kernel = c.kernel;
     run.config = c.config;
     run.autotune = AutotunePolicy::off;
+    // `p` is the problem the kernel reads: copied already where gemm() copies, or left as it is
+    // where the caller turned the copies off. A candidate copies nothing more, so each is timed
+    // on what the winner will run on.
+    run.aligned_copies = false;
     const auto once = [&] { return gemm(q, run); };
     Status s = once();
     if (s.ok()) s = cuda_status(cudaDeviceSynchronize(), "autotuner: candidate run");
