@@ -189,6 +189,11 @@ using ShapesFor = std::conditional_t<std::is_same_v<T, float>, Tf32Shapes, Shape
 constexpr int kProducerRegisters = 40;
 constexpr int kConsumerRegisters = 232;
 
+// A program's first loads: thread 0 issues the first tile's first kEarlySteps K steps before the
+// start barrier, and the producer's loop issues the rest of the ring after it. With the whole ring
+// issued before the barrier, the first stage landed later (docs/perf-notes.md, sm90 v24).
+constexpr int kEarlySteps = 2;
+
 // ---- device helpers ----------------------------------------------------------------------------
 
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
@@ -954,10 +959,10 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     load_tile(map_b, kTileBParts, stages_b + stage * kTileB.bytes(), n0, kt * S::BK,
               int(work.batch), &full[stage], rank_m(), S::kClusterM, multicast_b);
   };
-  // Unless A or B is multicast, thread 0 loads the first tile's first num_stages K steps as soon as
-  // it has initialised the barriers, before the barrier below and setmaxnreg. (A multicast writes
-  // into the partner's stages, whose barriers must be initialised first.)
-  const int early_steps = S::kClusterMN == 1 ? (k_steps < S::kStages ? k_steps : S::kStages) : 0;
+  // Unless A or B is multicast, thread 0 loads the first tile's first kEarlySteps K steps as soon
+  // as it has initialised the barriers, before the barrier below and setmaxnreg. (A multicast
+  // writes into the partner's stages, whose barriers must be initialised first.)
+  const int early_steps = S::kClusterMN == 1 ? min(k_steps, kEarlySteps) : 0;
   if (threadIdx.x == 0) {
     // The descriptors' fetch overlaps the set-up below instead of the first loads and stores.
     prefetch_tensormap(map_a);
