@@ -189,9 +189,9 @@ using ShapesFor = std::conditional_t<std::is_same_v<T, float>, Tf32Shapes, Shape
 constexpr int kProducerRegisters = 40;
 constexpr int kConsumerRegisters = 232;
 
-// A program's first loads: thread 0 issues the first tile's first kEarlySteps K steps before the
-// start barrier, and the producer's loop issues the rest of the ring after it. With the whole ring
-// issued before the barrier, the first stage landed later (docs/perf-notes.md, sm90 v24).
+// K steps of the first tile that thread 0 issues before the start barrier; the producer's loop
+// issues the rest of the ring. With the whole ring issued there, the first stage landed later
+// (docs/perf-notes.md, sm90 v24).
 constexpr int kEarlySteps = 2;
 
 // ---- device helpers ----------------------------------------------------------------------------
