@@ -1261,7 +1261,7 @@ template <class S, typename T>
 Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
   const OperandShape a = operand_a(args), b = operand_b(args);
   CUtensorMap map_a, map_b;
-  // The boxes the kernel's load_tile issues: the same OperandTile geometry (B in parts when
+  // The boxes the kernel's load_tile issues: the same OperandTile geometry (A or B in parts when
   // the programs of a cluster share it).
   const OperandTile tile_a{S::BM, a.mn_major, S::kClusterN},
       tile_b{S::BN, b.mn_major, S::kClusterM};
