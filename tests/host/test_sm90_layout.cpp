@@ -294,6 +294,44 @@ TEST(Sm90Layout, PingPongConsumersOwnWholeTiles) {
   EXPECT_FALSE(ping_pong(*parse_kernel_config("64x64x64/g8/s8/w8/wt64x64")));
 }
 
+TEST(Sm90Layout, ClusterMulticastReachesExactlyTheProgramsThatShareATile) {
+  // For every cluster shape and every work item of a walk, a program's part of A goes to the
+  // programs whose tiles have its rows, its part of B to those with its columns; a stage is freed
+  // by exactly the programs that write into it, cluster_readers of them.
+  for (int cluster_m : {1, 2}) {
+    for (int cluster_n : {1, 2}) {
+      const int size = cluster_m * cluster_n;
+      const PersistentTiles tiles(1000, 700, 128, 64, 8, cluster_m, cluster_n);
+      for (int32_t item = 0; item < tiles.items(3); ++item) {
+        for (int from = 0; from < size; ++from) {
+          const TileCoord mine = tiles.tile(item, from).tile;
+          for (int to = 0; to < size; ++to) {
+            const TileCoord theirs = tiles.tile(item, to).tile;
+            const bool a = multicast_a(from, cluster_m, cluster_n) >> to & 1;
+            const bool b = multicast_b(from, cluster_m) >> to & 1;
+            EXPECT_EQ(a, theirs.pid_m == mine.pid_m) << cluster_m << "x" << cluster_n;
+            EXPECT_EQ(b, theirs.pid_n == mine.pid_n) << cluster_m << "x" << cluster_n;
+            EXPECT_EQ(loads_into(from, to, cluster_m, cluster_n), a || b);
+            EXPECT_EQ(loads_into(from, to, cluster_m, cluster_n),
+                      loads_into(to, from, cluster_m, cluster_n));
+          }
+          EXPECT_EQ(multicast_a(from, cluster_m, cluster_n) >> size, 0) << "ranks in the cluster";
+          EXPECT_EQ(multicast_b(from, cluster_m) >> size, 0);
+        }
+      }
+      for (int to = 0; to < size; ++to) {
+        int writers = 0;
+        for (int from = 0; from < size; ++from)
+          writers += loads_into(from, to, cluster_m, cluster_n);
+        EXPECT_EQ(writers, cluster_readers(cluster_m, cluster_n)) << cluster_m << "x" << cluster_n;
+      }
+    }
+  }
+  // The diagonal of a 2 x 2 cluster shares neither operand.
+  EXPECT_FALSE(loads_into(0, 3, 2, 2));
+  EXPECT_FALSE(loads_into(1, 2, 2, 2));
+}
+
 TEST(Sm90Layout, RingPlaceAfterAnyStepsIsWhereAnIncrementalWalkStands) {
   // A consumer that skips the other's tiles must wait on the stage and phase that stepping
   // through every K step of every earlier tile reaches.

@@ -259,21 +259,29 @@ __device__ __forceinline__ void prefetch_tensormap(const CUtensorMap& map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&map)) : "memory");
 }
 
-// Arrives on `barrier` in every program of the cluster (the same shared-memory offset in each).
-// CTA-scope release, as for a local arrive: the stage's readers were this warpgroup's wgmma,
-// finished before the arrive. (cuda::ptx offers the remote arrive with cluster-scope release
-// only, which ptxas implements with a MEMBAR.GPU per arrive: measured 2.7x slower end to end.)
-template <int kClusterSize>
-__device__ __forceinline__ void arrive_cluster(uint64_t* barrier) {
-  if constexpr (kClusterSize == 1) {
+// A consumer warp frees a stage: it arrives on `barrier` (the stage's `empty`) in this program
+// and, in a cluster, in every program whose loads write into this one's stage (loads_into in
+// smem_layout.hpp), so that none of them reloads it before this warp's wgmma have read it. Lane r
+// signals the program of rank r where `signals` (lane 0 alone without a cluster), so a warp's
+// arrives go out at once. The remote arrive is mapa on the 32-bit shared-memory address, then
+// mbarrier.arrive.shared::cluster with CTA-scope release, as for a local arrive: the stage's
+// readers were this warpgroup's wgmma, finished before the arrive. (Through a generic pointer,
+// __cluster_map_shared_rank, each arrive read the shared window's base from a special register
+// after the wgmma wait: +86 ns per K step of a 64x128 cluster of 2, docs/perf-notes.md, sm90
+// v25. cuda::ptx offers the remote arrive with cluster-scope release only, which ptxas implements
+// with a MEMBAR.GPU per arrive: measured 2.7x slower end to end.)
+template <int kClusterMN>
+__device__ __forceinline__ void release_stage(uint64_t* barrier, int lane, bool signals) {
+  if (!signals) return;
+  if constexpr (kClusterMN == 1) {
     cuda::ptx::mbarrier_arrive(barrier);
   } else {
-#pragma unroll
-    for (int rank = 0; rank < kClusterSize; ++rank) {
-      const uint32_t remote = shared_address(__cluster_map_shared_rank(barrier, rank));
-      asm volatile("mbarrier.arrive.release.cta.shared::cluster.b64 _, [%0];\n" ::"r"(remote)
-                   : "memory");
-    }
+    uint32_t remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+                 : "=r"(remote)
+                 : "r"(shared_address(barrier)), "r"(lane));
+    asm volatile("mbarrier.arrive.release.cta.shared::cluster.b64 _, [%0];\n" ::"r"(remote)
+                 : "memory");
   }
 }
 
@@ -942,11 +950,9 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   const auto load_step = [&](const BatchedTile& work, int kt, int stage) {
     constexpr OperandTile kTileAParts{S::BM, A_MN, S::kClusterN};
     constexpr OperandTile kTileBParts{S::BN, B_MN, S::kClusterM};
-    // Ranks rank_m() + kClusterM * j (A's row) and i + kClusterM * rank_n() (B's column).
-    constexpr uint32_t kRowMask = S::kClusterN > 1 ? 1u | 1u << S::kClusterM : 1u;
-    const uint16_t multicast_a = S::kClusterN > 1 ? uint16_t(kRowMask << rank_m()) : 0;
-    const uint16_t multicast_b =
-        S::kClusterM > 1 ? uint16_t(((1u << S::kClusterM) - 1) << (S::kClusterM * rank_n())) : 0;
+    // The programs of its cluster row (A) and column (B); none where a tile is not shared.
+    const uint16_t to_a = S::kClusterN > 1 ? multicast_a(rank_mn(), S::kClusterM, S::kClusterN) : 0;
+    const uint16_t to_b = S::kClusterM > 1 ? multicast_b(rank_mn(), S::kClusterM) : 0;
     const int64_t tile_rows = cdiv(args.m, S::BM), tile_cols = cdiv(args.n, S::BN);
     const int64_t pid_m = work.tile.pid_m < tile_rows ? work.tile.pid_m : tile_rows - 1;
     const int64_t pid_n = work.tile.pid_n < tile_cols ? work.tile.pid_n : tile_cols - 1;
@@ -955,9 +961,9 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
                                          cuda::ptx::space_shared, &full[stage], kStageBytes);
     load_tile(map_a, kTileAParts, stages_a + stage * kTileA.bytes(), m0, kt * S::BK,
-              int(work.batch), &full[stage], rank_n(), S::kClusterN, multicast_a);
+              int(work.batch), &full[stage], rank_n(), S::kClusterN, to_a);
     load_tile(map_b, kTileBParts, stages_b + stage * kTileB.bytes(), n0, kt * S::BK,
-              int(work.batch), &full[stage], rank_m(), S::kClusterM, multicast_b);
+              int(work.batch), &full[stage], rank_m(), S::kClusterM, to_b);
   };
   // Unless A or B is multicast, thread 0 loads the first tile's first kEarlySteps K steps as soon
   // as it has initialised the barriers, before the barrier below and setmaxnreg. (A multicast
@@ -972,11 +978,11 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     for (int i = 0; i < S::kConsumers; ++i) cuda::ptx::mbarrier_init(&c_full[i], 1);
     for (int s = 0; s < S::kStages; ++s) {
       cuda::ptx::mbarrier_init(&full[s], 1);  // the producer's arrive + bytes
-      // Every consumer warp of every program of the cluster: a stage is free once all the
-      // programs its parts are multicast to have read it. (In a 2 x 2 cluster that includes the
-      // diagonal program, which shares nothing with this one: one count for every program is
-      // simpler than two masks, and costs an arrive per warp and stage.)
-      cuda::ptx::mbarrier_init(&empty[s], S::kStageReaders * 4 * S::kClusterMN);
+      // Every consumer warp of every program this one's parts are multicast to (release_stage):
+      // a stage is free once they all have read it. Those are the programs of its cluster row
+      // and column, itself once.
+      cuda::ptx::mbarrier_init(&empty[s],
+                               S::kStageReaders * 4 * cluster_readers(S::kClusterM, S::kClusterN));
     }
     // Make the initialised barriers visible to the TMA unit (the async proxy) and the cluster.
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
@@ -1017,6 +1023,11 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     if constexpr (S::kConsumers > 1) registers_increase<kConsumerRegisters>();
     const int consumer = threadIdx.x / 128 - 1;
     const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
+    // Whether this lane frees the stages of the program of its rank (release_stage).
+    const bool signals =
+        S::kClusterMN == 1
+            ? lane == 0
+            : lane < S::kClusterMN && loads_into(lane, rank_mn(), S::kClusterM, S::kClusterN);
     int stage = 0, previous = 0;
     uint32_t phase = 0;
     unsigned char* const my_chunks = store_chunks + consumer * S::kStoreBuffers * kStoreChunkBytes;
@@ -1063,7 +1074,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         wgmma_commit();
         // This stage's group may still run; the previous stage's has finished reading.
         wgmma_wait<1>();
-        if (kt > 0 && lane == 0) arrive_cluster<S::kClusterMN>(&empty[previous]);
+        if (kt > 0) release_stage<S::kClusterMN>(&empty[previous], lane, signals);
         previous = stage;
         if (++stage == S::kStages) stage = 0, phase ^= 1;
         // While this stage's wgmma run, the last tile's held chunks of D go to TMA.
@@ -1098,7 +1109,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       }
       if (S::kSplitK == 1 || k_steps > 0) {
         wgmma_wait<0>();
-        if (lane == 0) arrive_cluster<S::kClusterMN>(&empty[previous]);
+        release_stage<S::kClusterMN>(&empty[previous], lane, signals);
 #pragma unroll
         for (int i = 0; i < S::kMmaM; ++i) fence_registers(acc[i]);
       } else {  // split-K with a share of no K steps: this program's sums are zero

@@ -85,6 +85,29 @@ TILEGEMM_HOST_DEVICE constexpr RingPlace ring_place(int64_t steps, int stages) {
   return {int(steps % stages), uint32_t(steps / stages) & 1u};
 }
 
+// A cluster of cluster_m x cluster_n programs, ranks down M first (rank = m + cluster_m * n).
+// The programs of a cluster row (the same m) take tiles of the same rows, so they share A's tile;
+// those of a cluster column (the same n) share B's. Each program loads its part of a shared
+// tile and TMA multicasts it to these programs (masks of ranks):
+TILEGEMM_HOST_DEVICE constexpr uint16_t multicast_a(int rank, int cluster_m, int cluster_n) {
+  uint32_t mask = 0;
+  for (int n = 0; n < cluster_n; ++n) mask |= 1u << (rank % cluster_m + cluster_m * n);
+  return uint16_t(mask);
+}
+TILEGEMM_HOST_DEVICE constexpr uint16_t multicast_b(int rank, int cluster_m) {
+  return uint16_t(((1u << cluster_m) - 1) << (cluster_m * (rank / cluster_m)));
+}
+// Whether program `from`'s loads write into program `to`'s stages: then `from` may reload a
+// stage only once `to`'s consumers have read it, so they arrive on `from`'s `empty` too.
+TILEGEMM_HOST_DEVICE constexpr bool loads_into(int from, int to, int cluster_m, int cluster_n) {
+  return ((multicast_a(from, cluster_m, cluster_n) | multicast_b(from, cluster_m)) >> to & 1u) != 0;
+}
+// The programs whose consumers free each of a program's stages: its cluster row and column,
+// itself once (not the diagonal of a 2 x 2 cluster, which shares nothing with it).
+TILEGEMM_HOST_DEVICE constexpr int cluster_readers(int cluster_m, int cluster_n) {
+  return cluster_m + cluster_n - 1;
+}
+
 // Math (consumer) warpgroups, and the rows of a tile BLOCK_SIZE_M rows tall that each owns. Two
 // ways to share the work:
 //   cooperative (ping_pong false): every tile is split between two warpgroups, each owning half of
