@@ -887,12 +887,19 @@ __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtens
 
 // A_MN / B_MN: the operand is MN-major in memory (column-major A, row-major B). `pairs`: D is
 // row-major with 2-element aligned rows. `c_tma`: the tma_general route loads C through map_c.
-template <typename T, class S, bool A_MN, bool B_MN>
+// PLAIN: compiled for the tma route alone (D = alpha * AB through TMA stores), the launches
+// whose route is that. Without the other routes' code (C, bias, activations, stores from
+// registers) the kernel is 10-20 times smaller (64x64: 17 KB of SASS against 190 KB), and a
+// small problem's call, which fetches its code from DRAM after other kernels, runs 0.2-0.6 us
+// sooner (docs/perf-notes.md, sm90 v26).
+template <typename T, class S, bool A_MN, bool B_MN, bool PLAIN>
 __global__ void __launch_bounds__(S::kThreads, 1)
     sm90_gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
               const __grid_constant__ CUtensorMap map_d, const __grid_constant__ CUtensorMap map_c,
-              GemmArgs args, bool pairs, StoreRoute route, bool c_tma) {
+              GemmArgs args, bool pairs, StoreRoute launch_route, bool launch_c_tma) {
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
+  const StoreRoute route = PLAIN ? StoreRoute::tma : launch_route;
+  const bool c_tma = !PLAIN && launch_c_tma;
   static_assert(sizeof(T) == S::kElementBytes, "a shape compiled for this input type");
   static_assert(sizeof(T) == 2 || (!A_MN && !B_MN), "tf32: K-major operands only");
   constexpr OperandTile kTileA{S::BM, A_MN}, kTileB{S::BN, B_MN};
@@ -1265,7 +1272,8 @@ Status max_active_clusters(Kernel* kernel, int device, int cluster_size, int sha
 }
 
 // Launches the instantiation for input type T and compiled shape S; the caller matched the
-// config and checked the problem (can_implement). The operands' majorness picks one of four.
+// config and checked the problem (can_implement). The operands' majorness picks one of four,
+// and the store route the plain or the whole-epilogue form of that one (sm90_gemm's PLAIN).
 // Persistent: as many programs as SMs (clusters: as many as fit), none with nothing to do;
 // split-K: a cluster per tile.
 template <class S, typename T>
@@ -1326,7 +1334,12 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
     if constexpr (sizeof(T) == 4 && (decltype(a_mn)::value || decltype(b_mn)::value)) {
       status = {StatusCode::not_supported, "kernel sm90: tf32 needs K-major A and B"};
     } else {
-      launch_kernel(sm90_gemm<T, S, decltype(a_mn)::value, decltype(b_mn)::value>);
+      constexpr bool kAMn = decltype(a_mn)::value, kBMn = decltype(b_mn)::value;
+      if (route == StoreRoute::tma) {
+        launch_kernel(sm90_gemm<T, S, kAMn, kBMn, true>);
+      } else {
+        launch_kernel(sm90_gemm<T, S, kAMn, kBMn, false>);
+      }
     }
   };
   using Yes = std::true_type;

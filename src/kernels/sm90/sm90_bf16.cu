@@ -7,7 +7,7 @@ template Status launch_for_type<__nv_bfloat16>(const GemmArgs&, const KernelConf
 int compiled_binary_version() {
   using First = std::tuple_element_t<0, Shapes>;
   cudaFuncAttributes attributes{};
-  if (cudaFuncGetAttributes(&attributes, sm90_gemm<__nv_bfloat16, First, false, false>) !=
+  if (cudaFuncGetAttributes(&attributes, sm90_gemm<__nv_bfloat16, First, false, false, true>) !=
       cudaSuccess) {
     cudaGetLastError();
     return 0;
