@@ -118,7 +118,8 @@ KernelConfig rules_tile(const std::vector<KernelConfig>& configs, const GemmProb
         // aspect follows the problem's.
         if (const int64_t wx = waves(x, p, sms), wy = waves(y, p, sms); wx != wy) return wx < wy;
         if (x.block_m != y.block_m) return tall ? x.block_m > y.block_m : x.block_n > y.block_n;
-        // The same tile: the deeper slice (half the barriers per mma; sm80 v4 in perf-notes).
+        // The same tile: the deeper slice (half the barriers per mma; sm80 v4 and sm90 v27 in
+        // perf-notes).
         if (x.block_k != y.block_k) return x.block_k > y.block_k;
         // Then more stages over a long K loop (32 slices or more), where a program waits on
         // memory, fewer over a short one (sm90 64x64, 12 stages against 8: +13 % at

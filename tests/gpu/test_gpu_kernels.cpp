@@ -49,10 +49,13 @@ bool sm80_compiled_for(const KernelConfig& c, DType dtype) {
   return c.num_stages != 3 || c.block_k * element_size == 128;
 }
 
-// sm90 configs are compiled for 128 bytes of K per stage: BLOCK_SIZE_K 64 for 16-bit inputs, 32
-// for tf32.
+// sm90 configs are compiled for slabs of 128 bytes of K (BLOCK_SIZE_K 64 for 16-bit inputs, 32
+// for tf32): two per stage in the 64x64 tile, one in every other. So 64x64x64 is tf32's 64x64 and
+// 64x128x64 a 16-bit 64x128.
 bool sm90_compiled_for(const KernelConfig& c, DType dtype) {
-  return c.block_k * (dtype == DType::fp16 || dtype == DType::bf16 ? 2 : 4) == 128;
+  const int stage_bytes = c.block_k * (dtype == DType::fp16 || dtype == DType::bf16 ? 2 : 4);
+  const int slabs = c.block_m == 64 && c.block_n == 64 ? 2 : 1;
+  return stage_bytes == 128 * slabs;
 }
 
 // The smallest leading dimension of a rows x cols matrix, rounded up to 8 elements: rows that

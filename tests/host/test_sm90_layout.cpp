@@ -59,10 +59,10 @@ TEST(Sm90Layout, DescriptorsReadEveryElementWhereTmaWroteIt) {
           if (mn_major && (bytes != 2 || rows / kMnBlock % parts != 0)) continue;
           const OperandTile tile{rows, mn_major, parts};
           const int mma_k = kMmaKBytes / bytes;
-          EXPECT_EQ(kMmaPerStage * mma_k, block_k_for(bytes));
+          EXPECT_EQ(kMmaPerSlab * mma_k, block_k_for(bytes));
           // A wgmma slice: 64 rows of A from a multiple of 64, or all rows of B; mma_k of K.
           for (int mn0 = 0; mn0 < rows; mn0 += 64)
-            for (int ks = 0; ks < kMmaPerStage; ++ks) {
+            for (int ks = 0; ks < kMmaPerSlab; ++ks) {
               const uint64_t d = tile.descriptor(0, mn0, ks);
               const int extent = mn0 == 0 ? rows : 64;
               for (int mn = 0; mn < extent && mn0 + mn < rows; ++mn)
@@ -226,15 +226,19 @@ TEST(Sm90Epilogue, CComesByTmaWhenItLooksLikeD) {
 TEST(Sm90Layout, SharedBytesFitTheH100) {
   // 227 KB per block on sm_90: every compiled shape's stages, store buffers and (split-K)
   // partial sums fit.
-  for (auto [bm, bn, stages, split_k] : {std::tuple{128, 256, 4, 1},
-                                         {256, 128, 4, 1},
-                                         {128, 128, 6, 1},
-                                         {128, 64, 8, 1},
-                                         {128, 64, 6, 2},
-                                         {64, 64, 8, 1},
-                                         {64, 64, 12, 1}})
-    EXPECT_LE(shared_bytes(bm, bn, stages, split_k), 227 * 1024)
-        << bm << "x" << bn << " s" << stages << " k" << split_k;
+  for (auto [bm, bn, stages, split_k, slabs] : {std::tuple{128, 256, 4, 1, 1},
+                                                {256, 128, 4, 1, 1},
+                                                {128, 128, 6, 1, 1},
+                                                {128, 64, 8, 1, 1},
+                                                {128, 64, 6, 2, 1},
+                                                {64, 128, 8, 1, 1},
+                                                {64, 64, 6, 1, 2}})
+    EXPECT_LE(shared_bytes(bm, bn, stages, split_k, false, slabs), 227 * 1024)
+        << bm << "x" << bn << " s" << stages << " k" << split_k << " slabs " << slabs;
+  // Stages of two slabs hold twice the bytes, with the barriers of one stage each: six of 64x64
+  // take what twelve of one slab did, and a seventh no longer fits.
+  EXPECT_EQ(stage_bytes(64, 64, 6, false, 2) - stage_bytes(64, 64, 12), -2 * 8 * 6);
+  EXPECT_GT(shared_bytes(64, 64, 7, 1, false, 2), 227 * 1024);
   // Ping-pong: both consumers' buffers for a whole tile each.
   EXPECT_LE(shared_bytes(128, 128, 5, 1, true), 227 * 1024);
   EXPECT_LE(shared_bytes(64, 256, 4, 1, true), 227 * 1024);
@@ -260,7 +264,7 @@ TEST(Sm90Layout, StoreBuffersHoldAWholePartWhenTheStagesLeaveRoom) {
   // 128x64 and 64x64: room for a consumer's whole part of an fp32 D (two 64 x 32 chunks).
   EXPECT_EQ(store_chunks_per_warpgroup(128, 64, false, 4), 2);
   EXPECT_EQ(store_buffers(128, 64, 8), 2);
-  EXPECT_EQ(store_buffers(64, 64, 12), 2);
+  EXPECT_EQ(store_buffers(64, 64, 6, 1, false, 2), 2);
   // A 64-row tile has one consumer, which owns it all.
   EXPECT_EQ(math_warpgroups(64), 1);
   EXPECT_EQ(math_warpgroups(128), 2);

@@ -30,14 +30,14 @@ GemmProblem problem(int64_t m, int64_t n, int64_t k, DType dtype = DType::bf16) 
 TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
   // The Hopper kernel's list: each large shape unclustered, then in clusters of 2; 128x64, also
   // split over K in clusters of 2 (which the rules leave out); 64x128 with one consumer, also in
-  // clusters of 2; last, 64x64, 8 and 12 stages deep.
+  // clusters of 2; last, 64x64, whose stages hold two slabs of K (BLOCK_SIZE_K 128).
   std::vector<KernelConfig> configs;
   for (const char* text : {"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
                            "256x128x64/g8/s4/w12/wt128x128", "256x128x64/g8/s4/w12/wt128x128/c2",
                            "128x128x64/g8/s6/w12/wt64x128", "128x128x64/g8/s6/w12/wt64x128/c2",
                            "128x64x64/g8/s8/w12/wt64x64", "128x64x64/g8/s6/w12/wt64x64/k2",
                            "64x128x64/g8/s8/w8/wt64x128", "64x128x64/g8/s8/w8/wt64x128/c2",
-                           "64x64x64/g8/s8/w8/wt64x64", "64x64x64/g8/s12/w8/wt64x64"}) {
+                           "64x64x128/g8/s6/w8/wt64x64"}) {
     configs.push_back(*parse_kernel_config(text));
   }
   const auto pick = [&](int64_t m, int64_t n, int64_t k) {
@@ -69,32 +69,49 @@ TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
   // problem's, the wider one for a square problem, and unclustered.
   EXPECT_EQ(pick(1024, 1024, 1024), "64x128x64/g8/s8/w8/wt64x128");
   EXPECT_EQ(pick(2048, 512, 1024), "128x64x64/g8/s8/w12/wt64x64");
-  // Nothing fills the SMs: the tile whose program loads the fewest rows, 12 stages deep for 32
-  // K steps or more, 8 below.
-  EXPECT_EQ(pick(16, 4096, 4096), "64x64x64/g8/s12/w8/wt64x64");
-  EXPECT_EQ(pick(256, 256, 2048), "64x64x64/g8/s12/w8/wt64x64");
-  EXPECT_EQ(pick(512, 512, 512), "64x64x64/g8/s8/w8/wt64x64");
-  EXPECT_EQ(pick(256, 256, 1984), "64x64x64/g8/s8/w8/wt64x64");
+  // Nothing fills the SMs: the tile whose program loads the fewest rows.
+  EXPECT_EQ(pick(16, 4096, 4096), "64x64x128/g8/s6/w8/wt64x64");
+  EXPECT_EQ(pick(256, 256, 2048), "64x64x128/g8/s6/w8/wt64x64");
+  EXPECT_EQ(pick(512, 512, 512), "64x64x128/g8/s6/w8/wt64x64");
   // 128 tiles of 64x64 fill the SMs; 64 of 128x64 do not.
-  EXPECT_EQ(pick(128, 4096, 4096), "64x64x64/g8/s12/w8/wt64x64");
+  EXPECT_EQ(pick(128, 4096, 4096), "64x64x128/g8/s6/w8/wt64x64");
   // 72 tiles of 64x128; 144 of 64x64 would give 12 SMs two (256 rows per K value against 192).
   EXPECT_EQ(pick(768, 768, 4096), "64x128x64/g8/s8/w8/wt64x128");
   // 128 tiles of 64x64 fill the SMs once: 128 rows per K value against 128x64's 192.
-  EXPECT_EQ(pick(1024, 512, 1024), "64x64x64/g8/s8/w8/wt64x64");
+  EXPECT_EQ(pick(1024, 512, 1024), "64x64x128/g8/s6/w8/wt64x64");
   // Batches count as tiles.
   GemmProblem batched = problem(512, 512, 512);
   batched.batch_count = 64;
   EXPECT_EQ(to_string(rules_config(configs, batched, 132)), "128x256x64/g8/s4/w12/wt64x256");
 }
 
-TEST(RulesConfig, ClustersOfTwoWhere16BitLinesAreOffL2Lines) {
+TEST(RulesConfig, OfOneTileTheDeeperStageThenMoreStagesForALongK) {
+  // One tile three ways: stages of 128 values of K, or of 64, 8 or 12 deep.
   std::vector<KernelConfig> configs;
   for (const char* text :
-       {"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
-        "128x128x64/g8/s6/w12/wt64x128", "128x128x64/g8/s6/w12/wt64x128/c2",
-        "64x128x64/g8/s8/w8/wt64x128", "64x128x64/g8/s8/w8/wt64x128/c2",
-        "64x64x64/g8/s8/w8/wt64x64", "64x64x64/g8/s12/w8/wt64x64",
-        "128x256x64/g8/s4/w12/wt64x256/c2x2", "64x128x64/g8/s8/w8/wt64x128/c2x2"}) {
+       {"64x64x64/g8/s8/w8/wt64x64", "64x64x64/g8/s12/w8/wt64x64", "64x64x128/g8/s6/w8/wt64x64"}) {
+    configs.push_back(*parse_kernel_config(text));
+  }
+  const auto pick = [&](int64_t m, int64_t n, int64_t k) {
+    return to_string(rules_config(configs, problem(m, n, k), 132));
+  };
+  EXPECT_EQ(pick(512, 512, 512), "64x64x128/g8/s6/w8/wt64x64");
+  EXPECT_EQ(pick(16, 4096, 4096), "64x64x128/g8/s6/w8/wt64x64");
+  // Of equal stages, 12 deep for 32 K steps or more, 8 below.
+  configs.pop_back();
+  EXPECT_EQ(pick(16, 4096, 4096), "64x64x64/g8/s12/w8/wt64x64");
+  EXPECT_EQ(pick(256, 256, 2048), "64x64x64/g8/s12/w8/wt64x64");
+  EXPECT_EQ(pick(256, 256, 1984), "64x64x64/g8/s8/w8/wt64x64");
+  EXPECT_EQ(pick(512, 512, 512), "64x64x64/g8/s8/w8/wt64x64");
+}
+
+TEST(RulesConfig, ClustersOfTwoWhere16BitLinesAreOffL2Lines) {
+  std::vector<KernelConfig> configs;
+  for (const char* text : {"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
+                           "128x128x64/g8/s6/w12/wt64x128", "128x128x64/g8/s6/w12/wt64x128/c2",
+                           "64x128x64/g8/s8/w8/wt64x128", "64x128x64/g8/s8/w8/wt64x128/c2",
+                           "64x64x128/g8/s6/w8/wt64x64", "128x256x64/g8/s4/w12/wt64x256/c2x2",
+                           "64x128x64/g8/s8/w8/wt64x128/c2x2"}) {
     configs.push_back(*parse_kernel_config(text));
   }
   const auto pick = [&](int64_t m, int64_t n, int64_t k, DType dtype, int64_t lda = 0,
@@ -123,13 +140,13 @@ TEST(RulesConfig, ClustersOfTwoWhere16BitLinesAreOffL2Lines) {
   EXPECT_EQ(pick(4096, 4096, 4096, DType::bf16, 4104, 4104), "128x256x64/g8/s4/w12/wt64x256/c2");
   EXPECT_EQ(pick(8192, 8192, 8192, DType::bf16), "128x256x64/g8/s4/w12/wt64x256");
   // A tile without a cluster stays as it is.
-  EXPECT_EQ(pick(512, 512, 512, DType::bf16, 520, 520), "64x64x64/g8/s8/w8/wt64x64");
+  EXPECT_EQ(pick(512, 512, 512, DType::bf16, 520, 520), "64x64x128/g8/s6/w8/wt64x64");
 }
 
 TEST(RulesConfig, PingPongForAGeneralEpilogueOverAShortK) {
   std::vector<KernelConfig> configs;
   for (const char* text : {"128x256x64/g8/s4/w12/wt64x256", "128x128x64/g8/s6/w12/wt64x128",
-                           "64x64x64/g8/s8/w8/wt64x64", "128x128x64/g8/s5/w12/wt128x128"}) {
+                           "64x64x128/g8/s6/w8/wt64x64", "128x128x64/g8/s5/w12/wt128x128"}) {
     configs.push_back(*parse_kernel_config(text));
   }
   const auto pick = [&](int64_t m, int64_t n, int64_t k, bool bias) {

@@ -1,5 +1,6 @@
 // The Hopper kernel: config matching, the checks that decide whether TMA can take a problem, and
 // launch. The kernel is in sm90.cuh; its instantiations in sm90_<fp16|bf16|tf32>.cu.
+#include <algorithm>
 #include <climits>
 
 #include "kernels/sm90/sm90.cuh"
@@ -60,13 +61,31 @@ std::string problem_check(const GemmProblem& p) {
   return {};
 }
 
-// Each config is compiled for one stage width of 128 bytes: BLOCK_SIZE_K 64 for fp16 and bf16, 32
-// for tf32.
+// The 16-bit and tf32 configs are compiled from the same shapes, with BLOCK_SIZE_K in slabs of 128
+// bytes of K (64 or 128 values of fp16 and bf16, 32 or 64 of tf32), so a config is told by the
+// list that has it, not by its BLOCK_SIZE_K alone.
+const std::vector<KernelConfig>& compiled_for(DType input) {
+  static const std::vector<KernelConfig> sixteen_bit = configs_of<Shapes>();
+  static const std::vector<KernelConfig> tf32 = configs_of<Tf32Shapes>();
+  return input == DType::tf32 ? tf32 : sixteen_bit;
+}
+
+bool has_config(const std::vector<KernelConfig>& configs, const KernelConfig& c) {
+  return std::any_of(configs.begin(), configs.end(),
+                     [&](const KernelConfig& x) { return same_instantiation(x, c); });
+}
+
 std::string compiled_check(const GemmProblem& p, const KernelConfig& c) {
-  const int block_k = block_k_for(dtype_size(p.a.dtype));  // tf32: fp32 in memory
-  if (c.block_k == block_k) return {};
-  return "kernel sm90: " + std::string(to_string(p.a.dtype)) + " takes configs with BLOCK_SIZE_K " +
-         std::to_string(block_k) + " (128 bytes of K per stage), not " + std::to_string(c.block_k);
+  if (has_config(compiled_for(p.a.dtype), c)) return {};
+  return "kernel sm90: " + std::string(to_string(p.a.dtype)) + " has no compiled config " +
+         to_string(c) + " (BLOCK_SIZE_K is one or two slabs of 128 bytes of K, " +
+         std::to_string(block_k_for(dtype_size(p.a.dtype))) + " values each)";
+}
+
+// Slabs per stage of a compiled config, whichever input type's list has it.
+int compiled_slabs(const KernelConfig& c) {
+  const bool tf32 = has_config(compiled_for(DType::tf32), c);
+  return std::max(1, c.block_k / block_k_for(tf32 ? 4 : 2));
 }
 
 }  // namespace
@@ -90,7 +109,8 @@ Kernel sm90_kernel() {
   kernel.persistent = true;
   kernel.type_defaults[DType::tf32] = configs_of<sm90::Tf32Shapes>().front();
   kernel.shared_bytes = [](const KernelConfig& c, DType) {
-    return sm90::shared_bytes(c.block_m, c.block_n, c.num_stages, c.split_k, ping_pong(c));
+    return sm90::shared_bytes(c.block_m, c.block_n, c.num_stages, c.split_k, ping_pong(c),
+                              sm90::compiled_slabs(c));
   };
   kernel.can_implement = [config_check = kernel.can_implement](const GemmProblem& p,
                                                                const KernelConfig& c) {

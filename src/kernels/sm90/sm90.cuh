@@ -3,8 +3,9 @@
 // Hardware: the tensor memory accelerator (cp.async.bulk.tensor) fills shared memory from tensor
 // maps made on the host, completing on mbarriers; wgmma.mma_async reads both operands straight
 // from shared memory through descriptors; setmaxnreg moves registers between warpgroups.
-// Config: BLOCK_SIZE_M x BLOCK_SIZE_N x BLOCK_SIZE_K (64 for fp16 and bf16, 32 for tf32: 128 bytes
-// of K either way), GROUP_SIZE_M, num_stages; num_warps is 12 (three warpgroups), 8 for 64-row
+// Config: BLOCK_SIZE_M x BLOCK_SIZE_N x BLOCK_SIZE_K (64 for fp16 and bf16, 32 for tf32: one
+// slab of 128 bytes of K either way; twice that for the 64x64 tile, whose stages hold two
+// slabs), GROUP_SIZE_M, num_stages; num_warps is 12 (three warpgroups), 8 for 64-row
 // tiles (two), and the "warp tile" is the part of the tile each math warpgroup owns, e.g.
 // 128x256x64/g8/s4/w12/wt64x256. Compiled shapes: `Shapes` and `Tf32Shapes` below. tf32 takes
 // K-major A and B only (row-major A, column-major B): wgmma has no transposed tf32 operands.
@@ -17,15 +18,16 @@
 //              the two consumers take whole tiles in turn instead (Sm90Shape).
 //   pipeline   num_stages shared-memory stages, each with a `full` mbarrier (the producer arms it
 //              with the stage's byte count; TMA completes it) and an `empty` mbarrier (each
-//              consumer warp arrives when its wgmma have finished reading the stage).
+//              consumer warp arrives when its wgmma have finished reading the stage). A stage
+//              holds one or two slabs: 128 bytes of K of the A and B tiles each.
 //   schedule   persistent: one CTA per SM walks work items blockIdx.x, + gridDim.x, ... in the
 //              library's grouped order (schedule/tile_order.hpp: persistent_tile). The producer
 //              runs ahead into the next tile while the consumers finish the last one, so the
 //              epilogue of one tile overlaps the loads of the next. Split-K configs (/k2) give
 //              each tile a cluster of two CTAs, each taking half of the K steps.
-//   mainloop   per stage, each consumer issues 4 x (WM/64) wgmma m64nBNk16 (k8 for tf32),
-//              commits them, and waits until only this stage's group is in flight, then frees
-//              the previous stage.
+//   mainloop   per slab of a stage, each consumer issues 4 x (WM/64) wgmma m64nBNk16 (k8 for
+//              tf32), commits the stage's, and waits until only this stage's group is in
+//              flight, then frees the previous stage.
 //   epilogue   D in fp16/bf16, row-major, that a tensor map can describe: through shared memory,
 //              64x64 chunks that TMA stores while the consumer moves on. D = alpha*AB: what does
 //              not fit in the buffers waits in registers and goes out during the next tile's K
@@ -82,15 +84,22 @@ namespace tilegemm::sm90 {
 // issued the last K step of the tile before (await_turn). So the two mainloops follow each other
 // on the tensor cores, and each consumer's epilogue runs during the other's mainloop. Its config
 // names a warpgroup tile as large as the tile (wt<BM>x<BN>) with 12 warps.
-// ELEMENT_BYTES_: of the input type, 2 (fp16, bf16) or 4 (tf32); a stage holds 128 bytes of K.
+// ELEMENT_BYTES_: of the input type, 2 (fp16, bf16) or 4 (tf32); a slab holds 128 bytes of K.
+// K_SLABS_: slabs per stage, so BLOCK_SIZE_K = K_SLABS_ x 128 bytes of K. Every stage costs its
+// producer a wait on `empty`, an arrive on `full` and a TMA load per box, and its consumers a
+// wait on `full` and a release, whatever its size. A small tile's stage is small, so those fixed
+// costs set its K step; two slabs per stage pay them once per 128 values of K (64x64 at 512^3:
+// 389 -> 260 cycles per 64 values of K; docs/perf-notes.md, sm90 v27).
 template <int BM_, int BN_, int STAGES_, int CLUSTER_M_ = 1, int SPLIT_K_ = 1,
-          bool PING_PONG_ = false, int ELEMENT_BYTES_ = 2, int CLUSTER_N_ = 1>
+          bool PING_PONG_ = false, int ELEMENT_BYTES_ = 2, int CLUSTER_N_ = 1, int K_SLABS_ = 1>
 struct Sm90Shape {
   static constexpr int BM = BM_, BN = BN_, kStages = STAGES_, kClusterM = CLUSTER_M_;
   static constexpr int kClusterN = CLUSTER_N_;
+  static constexpr int kSlabs = K_SLABS_;
   static constexpr int kClusterMN = kClusterM * kClusterN;  // programs that multicast
   static constexpr int kElementBytes = ELEMENT_BYTES_;
-  static constexpr int BK = block_k_for(kElementBytes);  // values of K per stage
+  static constexpr int kSlabK = block_k_for(kElementBytes);  // values of K per slab
+  static constexpr int BK = kSlabK * kSlabs;                 // values of K per stage
   static constexpr int kSplitK = SPLIT_K_;
   static constexpr bool kPingPong = PING_PONG_;
   static constexpr int kClusterSize = kClusterMN * kSplitK;
@@ -101,7 +110,7 @@ struct Sm90Shape {
   // Consumers that read each stage: all of them, or in ping-pong the one whose tile it is.
   static constexpr int kStageReaders = kPingPong ? 1 : kConsumers;
   // The epilogue's TMA-store chunk buffers, per consumer and in all (smem_layout.hpp).
-  static constexpr int kStoreBuffers = store_buffers(BM, BN, kStages, kSplitK, kPingPong);
+  static constexpr int kStoreBuffers = store_buffers(BM, BN, kStages, kSplitK, kPingPong, kSlabs);
   static constexpr int kStoreBytes = kConsumers * kStoreBuffers * kStoreChunkBytes;
   // Whether a consumer carries chunks of a tile's D into its next tile (store_tma): where its
   // buffers hold less than its part of an fp32 D (a 16-bit D's part is half that). Not in
@@ -152,8 +161,11 @@ struct Sm90Shape {
 // cluster where 16-bit lines are off L2 lines (docs/perf-notes.md, sm90 v22 and v23).
 // Last, 64x64 with one consumer, for problems whose larger tiles leave SMs idle: each program
 // then loads the fewest bytes (512^3: 128 KB against 192 KB for 128x64), and a lone program's K
-// step is bound by what its SM takes in (docs/perf-notes.md, sm90 v11 and v13). Twelve stages
-// keep more loads in flight over a long K (+13 % at 128 x 4096 x 4096); eight did better at 512^3.
+// step is bound by what its SM takes in (docs/perf-notes.md, sm90 v11 and v13). Its stages hold
+// two slabs (BLOCK_SIZE_K 128; K_SLABS_ above), six of them: against one slab per stage (8 or 12
+// stages deep, the same shared memory) +1-6 % at 512^3, +10-12 % at 512 x 512 x 1024 and
+// 256 x 256 x 2048, a tie at 128 x 4096 x 4096; four such stages lost up to 17 % over a longer
+// K. 64x128 and 128x64 with two slabs did not gain (-7 to +4 %; docs/perf-notes.md, sm90 v27).
 // Then the ping-pong shapes, whose tiles are a consumer's: 128 accumulators per thread, as in a
 // consumer's half of 128x256, and the buffers for a whole tile's D.
 // Last, 128x256 and 64x128 in clusters of 2 x 2, which multicast A as well as B: for 16-bit
@@ -162,14 +174,16 @@ using Shapes =
     std::tuple<Sm90Shape<128, 256, 4>, Sm90Shape<128, 256, 4, 2>, Sm90Shape<256, 128, 4>,
                Sm90Shape<256, 128, 4, 2>, Sm90Shape<128, 128, 6>, Sm90Shape<128, 128, 6, 2>,
                Sm90Shape<128, 64, 8>, Sm90Shape<128, 64, 6, 1, 2>, Sm90Shape<64, 128, 8>,
-               Sm90Shape<64, 128, 8, 2>, Sm90Shape<64, 64, 8>, Sm90Shape<64, 64, 12>,
+               Sm90Shape<64, 128, 8, 2>, Sm90Shape<64, 64, 6, 1, 1, false, 2, 1, 2>,
                Sm90Shape<128, 128, 5, 1, 1, true>, Sm90Shape<128, 256, 4, 2, 1, false, 2, 2>,
                Sm90Shape<64, 128, 8, 2, 1, false, 2, 2>>;
 
-// The same shapes for tf32 (BLOCK_SIZE_K 32): a stage has the same bytes and a K step the same
-// four wgmma, each k8 at half the 16-bit rate, so the pipeline's timing carries over.
+// The same shapes for tf32 (BLOCK_SIZE_K 32 per slab): a slab has the same bytes and the same
+// four wgmma, each k8 at half the 16-bit rate, so the pipeline's timing carries over (64x64 with
+// two slabs: +11 % at 512^3 in NT).
 template <class S>
-using Tf32Shape = Sm90Shape<S::BM, S::BN, S::kStages, S::kClusterM, S::kSplitK, S::kPingPong, 4>;
+using Tf32Shape = Sm90Shape<S::BM, S::BN, S::kStages, S::kClusterM, S::kSplitK, S::kPingPong, 4,
+                            S::kClusterN, S::kSlabs>;
 // Not the clusters along N, which are for 16-bit operands off L2 lines (tune/heuristic.cpp).
 template <class Tuple>
 struct Tf32Of;
@@ -902,8 +916,8 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   const bool c_tma = !PLAIN && launch_c_tma;
   static_assert(sizeof(T) == S::kElementBytes, "a shape compiled for this input type");
   static_assert(sizeof(T) == 2 || (!A_MN && !B_MN), "tf32: K-major operands only");
-  constexpr OperandTile kTileA{S::BM, A_MN}, kTileB{S::BN, B_MN};
-  constexpr uint32_t kStageBytes = kTileA.bytes() + kTileB.bytes();
+  constexpr OperandTile kTileA{S::BM, A_MN}, kTileB{S::BN, B_MN};  // one slab of each
+  constexpr uint32_t kStageBytes = S::kSlabs * (kTileA.bytes() + kTileB.bytes());
   // Shared memory: A stages, B stages, the store chunks, split-K's partial sums, then the
   // barriers; the start rounded up to the swizzle's 1024-byte period (shared_bytes() counts the
   // slack).
@@ -911,7 +925,14 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   unsigned char* smem =
       smem_raw + (kAtomBytes - shared_address(smem_raw) % kAtomBytes) % kAtomBytes;
   unsigned char* const stages_a = smem;
-  unsigned char* const stages_b = smem + S::kStages * kTileA.bytes();
+  unsigned char* const stages_b = smem + S::kStages * S::kSlabs * kTileA.bytes();
+  // Slab j of stage s: slab s * kSlabs + j of A's stages and of B's.
+  const auto slab_a = [&](int stage, int j) {
+    return stages_a + (stage * S::kSlabs + j) * kTileA.bytes();
+  };
+  const auto slab_b = [&](int stage, int j) {
+    return stages_b + (stage * S::kSlabs + j) * kTileB.bytes();
+  };
   unsigned char* const store_chunks = smem + S::kStages * kStageBytes;
   constexpr int kPartialBytes = S::kSplitK > 1 ? S::BM * S::BN * 4 : 0;
   float4* const partials = reinterpret_cast<float4*>(store_chunks + S::kStoreBytes);
@@ -967,10 +988,14 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     // The whole stage: every part of A and B (the other programs' parts complete here too).
     cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
                                          cuda::ptx::space_shared, &full[stage], kStageBytes);
-    load_tile(map_a, kTileAParts, stages_a + stage * kTileA.bytes(), m0, kt * S::BK,
-              int(work.batch), &full[stage], rank_n(), S::kClusterN, to_a);
-    load_tile(map_b, kTileBParts, stages_b + stage * kTileB.bytes(), n0, kt * S::BK,
-              int(work.batch), &full[stage], rank_m(), S::kClusterM, to_b);
+#pragma unroll
+    for (int j = 0; j < S::kSlabs; ++j) {
+      const int k0 = kt * S::BK + j * S::kSlabK;
+      load_tile(map_a, kTileAParts, slab_a(stage, j), m0, k0, int(work.batch), &full[stage],
+                rank_n(), S::kClusterN, to_a);
+      load_tile(map_b, kTileBParts, slab_b(stage, j), n0, k0, int(work.batch), &full[stage],
+                rank_m(), S::kClusterM, to_b);
+    }
   };
   // Unless A or B is multicast, thread 0 loads the first tile's first kEarlySteps K steps as soon
   // as it has initialised the barriers, before the barrier below and setmaxnreg. (A multicast
@@ -1068,16 +1093,19 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       }
       for (int kt = 0; kt < k_steps; ++kt) {
         wait_barrier(&full[stage], phase);
-        const uint32_t a = shared_address(stages_a + stage * kTileA.bytes());
-        const uint32_t b = shared_address(stages_b + stage * kTileB.bytes());
         wgmma_fence();
 #pragma unroll
-        for (int ks = 0; ks < kMmaPerStage; ++ks)
+        for (int j = 0; j < S::kSlabs; ++j) {
+          const uint32_t a = shared_address(slab_a(stage, j));
+          const uint32_t b = shared_address(slab_b(stage, j));
 #pragma unroll
-          for (int i = 0; i < S::kMmaM; ++i) {
-            Wgmma<T, S::BN, A_MN, B_MN>::run(acc[i], kTileA.descriptor(a, my_row + i * 64, ks),
-                                             kTileB.descriptor(b, 0, ks), kt > 0 || ks > 0);
-          }
+          for (int ks = 0; ks < kMmaPerSlab; ++ks)
+#pragma unroll
+            for (int i = 0; i < S::kMmaM; ++i) {
+              Wgmma<T, S::BN, A_MN, B_MN>::run(acc[i], kTileA.descriptor(a, my_row + i * 64, ks),
+                                               kTileB.descriptor(b, 0, ks), kt + j + ks > 0);
+            }
+        }
         wgmma_commit();
         // This stage's group may still run; the previous stage's has finished reading.
         wgmma_wait<1>();
@@ -1306,7 +1334,8 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
   }
   const int64_t items =
       cluster_items(args.m, args.n, S::BM, S::BN, args.batch_count, S::kClusterM, S::kClusterN);
-  constexpr int kSmem = int(shared_bytes(S::BM, S::BN, S::kStages, S::kSplitK, S::kPingPong));
+  constexpr int kSmem =
+      int(shared_bytes(S::BM, S::BN, S::kStages, S::kSplitK, S::kPingPong, S::kSlabs));
 
   Status status;
   auto launch_kernel = [&](auto* kernel) {

@@ -1,8 +1,9 @@
 // The sm90 kernel's shared-memory operand tiles, and the wgmma descriptors that read them.
 // Host and device: the host tests check that a descriptor finds every element where TMA put it.
 //
-// Every operand tile holds one 128-byte row of K values for each of its MN rows -- 64 values of
-// a 16-bit type, 32 of tf32 (fp32 in memory) -- written by TMA with the 128-byte swizzle: inside
+// A pipeline stage holds one or two slabs of A and as many of B. Every operand tile (a slab)
+// holds one 128-byte row of K values for each of its MN rows -- 64 values of a 16-bit type, 32 of
+// tf32 (fp32 in memory) -- written by TMA with the 128-byte swizzle: inside
 // each 1024-byte atom of 8 rows x 128 B, the 16-byte chunk c of row r is stored at chunk
 // c ^ (r % 8). That spreads the 8 rows a wgmma reads at once over all 32 banks. The two ways an
 // operand can lie in memory give two tiles:
@@ -23,14 +24,15 @@
 
 namespace tilegemm::sm90 {
 
-constexpr int kRowBytes = 128;             // K per pipeline stage: one 128-byte swizzle row
+constexpr int kRowBytes = 128;             // K per slab: one 128-byte swizzle row
 constexpr int kAtomBytes = 8 * kRowBytes;  // 1024: the swizzle's period
 constexpr int kMmaKBytes = 32;             // K of one wgmma: k16 of a 16-bit type, k8 of tf32
-constexpr int kMmaPerStage = kRowBytes / kMmaKBytes;  // 4 wgmma along K per stage, any type
+constexpr int kMmaPerSlab = kRowBytes / kMmaKBytes;  // 4 wgmma along K per slab, any type
 constexpr int kMmaK16 = kMmaKBytes / 2;  // K of one 16-bit wgmma (MN-major tiles are 16-bit)
 constexpr int kMnBlock = 64;             // MN values in one 128-byte row (MN-major, 16-bit)
 
-// BLOCK_SIZE_K: the values of K in one stage's 128-byte rows (64 of fp16/bf16, 32 of tf32).
+// The values of K in one slab's 128-byte rows (64 of fp16/bf16, 32 of tf32). BLOCK_SIZE_K is
+// this times the slabs of a stage.
 TILEGEMM_HOST_DEVICE constexpr int block_k_for(int element_bytes) {
   return kRowBytes / element_bytes;
 }
@@ -148,12 +150,12 @@ TILEGEMM_HOST_DEVICE constexpr int store_chunks_per_warpgroup(
   return warpgroup_rows(block_m, ping_pong) / kStoreRows * (block_n / store_columns(element_bytes));
 }
 
-// Shared memory besides the store buffers: the stages, two mbarriers per stage, one per math
-// warpgroup for C's loads into its store buffers, and slack to align the start to 1024 bytes (the
-// swizzle's period).
+// Shared memory besides the store buffers: the stages of `k_slabs` slabs each, two mbarriers per
+// stage, one per math warpgroup for C's loads into its store buffers, and slack to align the
+// start to 1024 bytes (the swizzle's period).
 TILEGEMM_HOST_DEVICE constexpr int64_t stage_bytes(int block_m, int block_n, int stages,
-                                                   bool ping_pong = false) {
-  return int64_t(stages) * (block_m + block_n) * kRowBytes + 2 * 8 * stages +
+                                                   bool ping_pong = false, int k_slabs = 1) {
+  return int64_t(stages) * k_slabs * (block_m + block_n) * kRowBytes + 2 * 8 * stages +
          8 * math_warpgroups(block_m, ping_pong) + kAtomBytes;
 }
 
@@ -169,8 +171,9 @@ TILEGEMM_HOST_DEVICE constexpr int64_t partial_bytes(int block_m, int block_n, i
 // The whole part of an fp32 D is asked for first, then of a 16-bit D. Otherwise two buffers take
 // turns: one fills while the store of the other still reads it.
 TILEGEMM_HOST_DEVICE constexpr int store_buffers(int block_m, int block_n, int stages,
-                                                 int split_k = 1, bool ping_pong = false) {
-  const int64_t rest = kSharedBudget - stage_bytes(block_m, block_n, stages, ping_pong) -
+                                                 int split_k = 1, bool ping_pong = false,
+                                                 int k_slabs = 1) {
+  const int64_t rest = kSharedBudget - stage_bytes(block_m, block_n, stages, ping_pong, k_slabs) -
                        partial_bytes(block_m, block_n, split_k);
   const int64_t per_chunk = int64_t(math_warpgroups(block_m, ping_pong)) * kStoreChunkBytes;
   const int whole_fp32 = store_chunks_per_warpgroup(block_m, block_n, ping_pong, 4);
@@ -183,10 +186,12 @@ TILEGEMM_HOST_DEVICE constexpr int store_buffers(int block_m, int block_n, int s
 // Dynamic shared memory of a config: the stages and their barriers, the store buffers, split-K's
 // partial sums, and the alignment slack.
 TILEGEMM_HOST_DEVICE constexpr int64_t shared_bytes(int block_m, int block_n, int stages,
-                                                    int split_k = 1, bool ping_pong = false) {
-  return stage_bytes(block_m, block_n, stages, ping_pong) +
+                                                    int split_k = 1, bool ping_pong = false,
+                                                    int k_slabs = 1) {
+  return stage_bytes(block_m, block_n, stages, ping_pong, k_slabs) +
          int64_t(math_warpgroups(block_m, ping_pong)) *
-             store_buffers(block_m, block_n, stages, split_k, ping_pong) * kStoreChunkBytes +
+             store_buffers(block_m, block_n, stages, split_k, ping_pong, k_slabs) *
+             kStoreChunkBytes +
          partial_bytes(block_m, block_n, split_k);
 }
 
