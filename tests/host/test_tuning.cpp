@@ -15,6 +15,13 @@
 namespace tilegemm::autotune {
 namespace {
 
+// Configs from their text, as the kernels' lists name them.
+std::vector<KernelConfig> parsed_configs(std::initializer_list<const char*> texts) {
+  std::vector<KernelConfig> configs;
+  for (const char* text : texts) configs.push_back(*parse_kernel_config(text));
+  return configs;
+}
+
 GemmProblem problem(int64_t m, int64_t n, int64_t k, DType dtype = DType::bf16) {
   GemmProblem p;
   p.m = m;
@@ -31,15 +38,13 @@ TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
   // The Hopper kernel's list: each large shape unclustered, then in clusters of 2; 128x64, also
   // split over K in clusters of 2 (which the rules leave out); 64x128 with one consumer, also in
   // clusters of 2; last, 64x64, whose stages hold two slabs of K (BLOCK_SIZE_K 128).
-  std::vector<KernelConfig> configs;
-  for (const char* text : {"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
-                           "256x128x64/g8/s4/w12/wt128x128", "256x128x64/g8/s4/w12/wt128x128/c2",
-                           "128x128x64/g8/s6/w12/wt64x128", "128x128x64/g8/s6/w12/wt64x128/c2",
-                           "128x64x64/g8/s8/w12/wt64x64", "128x64x64/g8/s6/w12/wt64x64/k2",
-                           "64x128x64/g8/s8/w8/wt64x128", "64x128x64/g8/s8/w8/wt64x128/c2",
-                           "64x64x128/g8/s6/w8/wt64x64"}) {
-    configs.push_back(*parse_kernel_config(text));
-  }
+  std::vector<KernelConfig> configs =
+      parsed_configs({"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
+                      "256x128x64/g8/s4/w12/wt128x128", "256x128x64/g8/s4/w12/wt128x128/c2",
+                      "128x128x64/g8/s6/w12/wt64x128", "128x128x64/g8/s6/w12/wt64x128/c2",
+                      "128x64x64/g8/s8/w12/wt64x64", "128x64x64/g8/s6/w12/wt64x64/k2",
+                      "64x128x64/g8/s8/w8/wt64x128", "64x128x64/g8/s8/w8/wt64x128/c2",
+                      "64x64x128/g8/s6/w8/wt64x64"});
   const auto pick = [&](int64_t m, int64_t n, int64_t k) {
     return to_string(rules_config(configs, problem(m, n, k), 132));
   };
@@ -87,11 +92,8 @@ TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
 
 TEST(RulesConfig, OfOneTileTheDeeperStageThenMoreStagesForALongK) {
   // One tile three ways: stages of 128 values of K, or of 64, 8 or 12 deep.
-  std::vector<KernelConfig> configs;
-  for (const char* text :
-       {"64x64x64/g8/s8/w8/wt64x64", "64x64x64/g8/s12/w8/wt64x64", "64x64x128/g8/s6/w8/wt64x64"}) {
-    configs.push_back(*parse_kernel_config(text));
-  }
+  std::vector<KernelConfig> configs = parsed_configs(
+      {"64x64x64/g8/s8/w8/wt64x64", "64x64x64/g8/s12/w8/wt64x64", "64x64x128/g8/s6/w8/wt64x64"});
   const auto pick = [&](int64_t m, int64_t n, int64_t k) {
     return to_string(rules_config(configs, problem(m, n, k), 132));
   };
@@ -106,14 +108,12 @@ TEST(RulesConfig, OfOneTileTheDeeperStageThenMoreStagesForALongK) {
 }
 
 TEST(RulesConfig, ClustersOfTwoWhere16BitLinesAreOffL2Lines) {
-  std::vector<KernelConfig> configs;
-  for (const char* text : {"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
-                           "128x128x64/g8/s6/w12/wt64x128", "128x128x64/g8/s6/w12/wt64x128/c2",
-                           "64x128x64/g8/s8/w8/wt64x128", "64x128x64/g8/s8/w8/wt64x128/c2",
-                           "64x64x128/g8/s6/w8/wt64x64", "128x256x64/g8/s4/w12/wt64x256/c2x2",
-                           "64x128x64/g8/s8/w8/wt64x128/c2x2"}) {
-    configs.push_back(*parse_kernel_config(text));
-  }
+  std::vector<KernelConfig> configs =
+      parsed_configs({"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
+                      "128x128x64/g8/s6/w12/wt64x128", "128x128x64/g8/s6/w12/wt64x128/c2",
+                      "64x128x64/g8/s8/w8/wt64x128", "64x128x64/g8/s8/w8/wt64x128/c2",
+                      "64x64x128/g8/s6/w8/wt64x64", "128x256x64/g8/s4/w12/wt64x256/c2x2",
+                      "64x128x64/g8/s8/w8/wt64x128/c2x2"});
   const auto pick = [&](int64_t m, int64_t n, int64_t k, DType dtype, int64_t lda = 0,
                         int64_t ldb = 0) {
     GemmProblem p = problem(m, n, k, dtype);
@@ -144,11 +144,9 @@ TEST(RulesConfig, ClustersOfTwoWhere16BitLinesAreOffL2Lines) {
 }
 
 TEST(RulesConfig, PingPongForAGeneralEpilogueOverAShortK) {
-  std::vector<KernelConfig> configs;
-  for (const char* text : {"128x256x64/g8/s4/w12/wt64x256", "128x128x64/g8/s6/w12/wt64x128",
-                           "64x64x128/g8/s6/w8/wt64x64", "128x128x64/g8/s5/w12/wt128x128"}) {
-    configs.push_back(*parse_kernel_config(text));
-  }
+  std::vector<KernelConfig> configs =
+      parsed_configs({"128x256x64/g8/s4/w12/wt64x256", "128x128x64/g8/s6/w12/wt64x128",
+                      "64x64x128/g8/s6/w8/wt64x64", "128x128x64/g8/s5/w12/wt128x128"});
   const auto pick = [&](int64_t m, int64_t n, int64_t k, bool bias) {
     GemmProblem p = problem(m, n, k);
     if (bias) p.epilogue.bias = p.d.data;
@@ -170,12 +168,10 @@ TEST(RulesConfig, PingPongForAGeneralEpilogueOverAShortK) {
 }
 
 TEST(Heuristic, ATunedTileIsTurnedWhereThatSavesAWave) {
-  std::vector<KernelConfig> configs;
-  for (const char* text : {"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
-                           "256x128x64/g8/s4/w12/wt128x128", "256x128x64/g8/s4/w12/wt128x128/c2",
-                           "128x64x64/g8/s8/w12/wt64x64"}) {
-    configs.push_back(*parse_kernel_config(text));
-  }
+  std::vector<KernelConfig> configs =
+      parsed_configs({"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
+                      "256x128x64/g8/s4/w12/wt128x128", "256x128x64/g8/s4/w12/wt128x128/c2",
+                      "128x64x64/g8/s8/w12/wt64x64"});
   const auto turn = [&](const char* tuned, int64_t m, int64_t n, int64_t k) {
     return to_string(
         turned_if_fewer_waves(*parse_kernel_config(tuned), configs, problem(m, n, k), 132));
@@ -197,11 +193,9 @@ TEST(Heuristic, ATunedTileIsTurnedWhereThatSavesAWave) {
 TEST(RulesConfig, OfEqualTilesTheDeeperSlice) {
   // The sm80 kernel's 16-bit list: 128x256 at BLOCK_SIZE_K 32 (listed first, the kernel's
   // default, which every input type takes) and at 64.
-  std::vector<KernelConfig> configs;
-  for (const char* text : {"128x256x32/g8/s4/w8/wt64x64", "128x128x32/g8/s4/w4/wt64x64",
-                           "128x256x64/g8/s3/w8/wt64x64", "128x128x64/g8/s3/w4/wt64x64"}) {
-    configs.push_back(*parse_kernel_config(text));
-  }
+  std::vector<KernelConfig> configs =
+      parsed_configs({"128x256x32/g8/s4/w8/wt64x64", "128x128x32/g8/s4/w4/wt64x64",
+                      "128x256x64/g8/s3/w8/wt64x64", "128x128x64/g8/s3/w4/wt64x64"});
   EXPECT_EQ(to_string(rules_config(configs, problem(4096, 4096, 4096), 132)),
             "128x256x64/g8/s3/w8/wt64x64");
   // Without the deep ones (a tf32 problem: can_implement leaves them out), the list as before.
