@@ -193,9 +193,17 @@ const TunedRow* nearest_tuned(const TunedTable& table, const GemmProblem& p,
   for (const TunedRow& row : table.rows) {
     const bool same_type =
         row.key.input == p.a.dtype || (is_16_bit(row.key.input) && is_16_bit(p.a.dtype));
-    if (!same_type || row.key.kernel != kernel_request) continue;
-    // An exact-type match wins ties over a stand-in.
-    const double d = shape_distance(row.key, p) + (row.key.input == p.a.dtype ? 0.0 : 1e-6);
+    // A named kernel also takes the rows tuned over every kernel ("auto") that it won: its best
+    // config there is that row's. (tf32's rows were tuned so when auto meant sm80; since auto
+    // takes sm90 for tf32, `--kernel sm80` had no rows of its own and fell to the rules, 128x256
+    // where the table has 128x128: 190-192 against 213-214 TFLOP/s at 4096^3 on the H100.)
+    const bool requested = row.key.kernel == kernel_request;
+    const bool won =
+        kernel_request != "auto" && row.key.kernel == "auto" && row.kernel == kernel_request;
+    if (!same_type || !(requested || won)) continue;
+    // Of equally near rows, an exact-type match first, then a row tuned for the request itself.
+    const double d = shape_distance(row.key, p) + (row.key.input == p.a.dtype ? 0.0 : 2e-6) +
+                     (requested ? 0.0 : 1e-6);
     if (best == nullptr || d < best_distance) best = &row, best_distance = d;
   }
   return best;

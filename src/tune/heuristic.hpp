@@ -25,8 +25,9 @@ TunedTable parse_tuned_table(const char* json);
 
 // The row of the tuned shape nearest to the problem's -- distance: the sum of |ln| of the ratios
 // of M, N and K -- among rows of the same input type (fp16 and bf16 stand in for each other; an
-// exact type wins a tie) and the same kernel request. Of equally near rows, the first in the
-// table's order. nullptr when no row qualifies.
+// exact type wins a tie) and the same kernel request; a named kernel also takes the rows tuned
+// for "auto" that it won (a row of its own request wins a tie). Of equally near rows, the first
+// in the table's order. nullptr when no row qualifies.
 const TunedRow* nearest_tuned(const TunedTable& table, const GemmProblem& problem,
                               const std::string& kernel_request);
 

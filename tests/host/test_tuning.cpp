@@ -325,8 +325,9 @@ TEST(Heuristic, NearestTunedShapeOfTheSameTypeAndRequest) {
     "4096x4096x4096 b1 bf16>bf16 row.row>row al7 ep0 auto": {"kernel": "sm80", "config": "128x128x32/g8/s4/w4/wt64x64"},
     "4096x4096x4096 b1 fp16>fp16 row.row>row al7 ep0 auto": {"kernel": "sm80", "config": "128x256x32/g8/s4/w8/wt64x64"},
     "4096x4096x4096 b1 tf32>fp32 row.row>row al7 ep0 auto": {"kernel": "sm80", "config": "256x128x32/g8/s4/w8/wt64x64"},
-    "4096x4096x4096 b1 bf16>bf16 row.row>row al7 ep0 sm80": {"kernel": "sm80", "config": "64x32x32/g8/s5/w2/wt32x32"}}})");
-  ASSERT_EQ(t.rows.size(), 5u);
+    "4096x4096x4096 b1 bf16>bf16 row.row>row al7 ep0 sm80": {"kernel": "sm80", "config": "64x32x32/g8/s5/w2/wt32x32"},
+    "8192x8192x8192 b1 bf16>bf16 row.row>row al7 ep0 auto": {"kernel": "sm90", "config": "128x256x64/g16/s4/w12/wt64x256"}}})");
+  ASSERT_EQ(t.rows.size(), 6u);
   EXPECT_EQ(t.gpu, "G");
   const auto pick = [&](const GemmProblem& p, const std::string& request = "auto") {
     const TunedRow* row = nearest_tuned(t, p, request);
@@ -341,8 +342,17 @@ TEST(Heuristic, NearestTunedShapeOfTheSameTypeAndRequest) {
   // tf32 and fp32 use only rows of their own type.
   EXPECT_EQ(pick(problem(1024, 1024, 1024, DType::tf32)), "256x128x32/g8/s4/w8/wt64x64");
   EXPECT_EQ(pick(problem(1024, 1024, 1024, DType::fp32)), "none");
-  // A named kernel uses the rows tuned for that request.
-  EXPECT_EQ(pick(problem(1024, 1024, 1024), "sm80"), "64x32x32/g8/s5/w2/wt32x32");
+  // A named kernel uses the rows tuned for that request, and a row of its own wins a tie with an
+  // "auto" row that it won...
+  EXPECT_EQ(pick(problem(4096, 4096, 4096), "sm80"), "64x32x32/g8/s5/w2/wt32x32");
+  // ...but a nearer "auto" row that it won comes first (the best config over every kernel was
+  // its), of any type that has one: tf32's rows were all tuned for "auto".
+  EXPECT_EQ(pick(problem(1024, 1024, 1024), "sm80"), "32x64x32/g8/s5/w2/wt32x32");
+  EXPECT_EQ(pick(problem(1024, 1024, 1024, DType::tf32), "sm80"), "256x128x32/g8/s4/w8/wt64x64");
+  // Not a row that another kernel won, nor any row for a kernel that won none.
+  EXPECT_EQ(pick(problem(8192, 8192, 8192)), "128x256x64/g16/s4/w12/wt64x256");
+  EXPECT_EQ(pick(problem(8192, 8192, 8192), "sm80"), "64x32x32/g8/s5/w2/wt32x32");
+  EXPECT_EQ(pick(problem(8192, 8192, 8192, DType::tf32), "sm90"), "none");
   // Equally near (2048^3 is 5 ln 2 from both, output area included): the first in the table's
   // order.
   EXPECT_EQ(pick(problem(2048, 2048, 2048)), "32x64x32/g8/s5/w2/wt32x32");
