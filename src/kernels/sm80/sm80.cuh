@@ -647,8 +647,11 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
       return kInterleavedA ? warp_m0 + (i / 2) * 32 + 4 * g + (i % 2) * 2 + h
                            : warp_m0 + i * 16 + g + 8 * h;
     };
-    const bool scaled_interior = d_row_major && d_aligned && scales_only(e) &&
-                                 work.rows_valid == S::BM && work.cols_valid == S::BN;
+    // D = alpha * AB into a row-major D whose rows take 16-byte stores: runs of 8 need no
+    // per-element tests. On an interior tile every run is whole.
+    const bool scaled_aligned = d_row_major && d_aligned && scales_only(e);
+    const bool scaled_interior =
+        scaled_aligned && work.rows_valid == S::BM && work.cols_valid == S::BN;
     // From 16-bit inputs, an fp32 D whose rows are not 16-byte aligned takes the same path in
     // 4-byte stores, each lane its own pairs: through shared memory it would lose the next item's
     // early copies, which cost more than the scalar stores (bf16 4095 x 4097 x 4093 into fp32 D
@@ -745,15 +748,28 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
       __syncthreads();
 
       // Runs of 8 along D's contiguous dimension; consecutive threads take consecutive runs.
-      if (scaled_interior) {
+      if (scaled_aligned) {
+        // Edge tiles too: their whole runs leave as an interior tile's do, and only the run that
+        // D's last column cuts goes element by element. With the general path below for its edge
+        // tiles, 1000 x 1000 x 1024 ran 65 % longer than 1024^3 on the same tiles; this way 8 %
+        // (docs/perf-notes.md, sm80 v10).
         constexpr int kRunsPerRow = S::BN / 8;
         // Rolled: unrolled four times, the loop's addresses raised the spills of the 64 x 64
         // warp-tile kernels (ptxas allocates for the whole kernel) from 4-28 to 48-76 bytes.
 #pragma unroll 1
         for (int r = threadIdx.x; r < S::BM * kRunsPerRow; r += S::kThreads) {
           const int m = r / kRunsPerRow, n = (r % kRunsPerRow) * 8;
-          const float4* run = reinterpret_cast<const float4*>(&tile_out[m * kPitch + n]);
-          store_scaled_run8(e, work.batch, work.row0 + m, work.col0 + n, run[0], run[1]);
+          if (m >= work.rows_valid || n >= work.cols_valid) continue;
+          const float* run = &tile_out[m * kPitch + n];
+          if (n + 8 <= work.cols_valid) {
+            const float4* quads = reinterpret_cast<const float4*>(run);
+            store_scaled_run8(e, work.batch, work.row0 + m, work.col0 + n, quads[0], quads[1]);
+          } else {
+            const int64_t at = e.d.offset(work.batch, work.row0 + m, work.col0 + n);
+            for (int j = 0; j < work.cols_valid - n; ++j) {
+              store_from_float(e.d.data, e.d.dtype, at + j, e.alpha * run[j]);
+            }
+          }
         }
       } else if (d_row_major && !d_aligned && e.d.dtype != DType::fp32) {
         // A 16-bit D whose rows are not 16-byte aligned (an odd ldd, say): runs at the tile's
