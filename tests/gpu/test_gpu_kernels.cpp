@@ -258,18 +258,20 @@ TEST_F(GpuKernels, EpilogueWithCInTheOtherLayoutThanD) {
 }
 
 TEST_F(GpuKernels, AlphaOnlyEpilogueOnAlignedAndUnalignedRowsOfD) {
-  // D = alpha * AB with no C, bias or activation: interior tiles of a row-major D whose rows are
-  // 16-byte aligned take the vector-store epilogues (warptile: fp32 D; sm80: every type of D);
-  // ldc = 261 (odd) and a column-major D take the general one. A batch of two checks the batch
-  // offset of D.
+  // D = alpha * AB with no C, bias or activation: tiles of a row-major D whose rows are 16-byte
+  // aligned take the vector-store epilogues (warptile: fp32 D on interior tiles; sm80: every type
+  // of D, edge tiles too); ldc = 261 (odd) and a column-major D take the general one. N = 250
+  // with the rows of B and D padded to 256 ends each row of D in a run of two that sm80 stores
+  // element by element. A batch of two checks the batch offset of D.
   for (const KernelCase& kc : every_kernel_config())
     for (DType out : {DType::fp32, DType::fp16, DType::bf16})
       for (Layout lc : {Layout::row_major, Layout::col_major})
-        for (int64_t ldc : {int64_t(0), int64_t(261)}) {
-          WorkloadSpec s = spec_of(264, 256, 48, kc.dtypes.front());
+        for (int64_t ldc : {int64_t(0), int64_t(261), int64_t(256)}) {
+          WorkloadSpec s = spec_of(264, ldc == 256 ? 250 : 256, 48, kc.dtypes.front());
           s.output_dtype = out;
           s.layout_c = lc;
           s.ldc = ldc == 0 ? 0 : (lc == Layout::row_major ? ldc : ldc + 8);
+          if (ldc == 256) s.ldb = 256;
           s.alpha = -0.75f;
           s.batch_count = 2;
           s.seed = 2000 + ldc + int(lc) + 10 * int(out);
