@@ -109,5 +109,37 @@ TEST(PaddedRows, EveryElementIsAFixedDistanceFromTheFirst) {
       }
 }
 
+// The ldmatrix reads of a warp tile (a_fragment_chunk, b_fragment_chunk) from the offsets a thread
+// holds across the K loop: held_fragment_offset plus 16 rows per unit of the other index. Every
+// lane, mma step and fragment of the kernel's tiles, against the swizzle of the read itself.
+TEST(HeldFragmentOffsets, GiveEveryLdmatrixReadOfAWarpTile) {
+  for (bool operand_b : {false, true})
+    for (bool contig_k : {true, false})
+      for (int chunks : {4, 8, 16, 32}) {
+        // K-contiguous: rows of BK values (4 or 8 chunks), fragments down M or N. MN-contiguous
+        // (16-bit): rows of BM or BN values, 16 rows per mma step.
+        const int steps = contig_k ? chunks / 2 : 4;
+        const int fragments = contig_k ? 4 : chunks / 2;
+        for (int first = 0; first < 8 * chunks; first += 32)
+          for (int ks = 0; ks < steps; ++ks)
+            for (int f = 0; f < fragments && (contig_k || first + 16 * f + 16 <= 8 * chunks); ++f)
+              for (int lane = 0; lane < 32; ++lane) {
+                const int x0 = first + 16 * f;
+                const ChunkAt at = operand_b ? b_fragment_chunk(contig_k, x0, ks, lane)
+                                             : a_fragment_chunk(contig_k, x0, ks, lane);
+                ASSERT_LT(at.chunk, chunks);
+                const int held = held_fragment_offset(operand_b, contig_k, first, contig_k ? ks : f,
+                                                      lane, chunks);
+                const int sixteen_rows = 16 * chunks * 16;
+                EXPECT_EQ(swizzled_chunk_offset(at.row, at.chunk, chunks),
+                          held + (contig_k ? f : ks) * sixteen_rows)
+                    << (operand_b ? "B" : "A")
+                    << (contig_k ? " K-contiguous, " : " MN-contiguous, ") << chunks
+                    << " chunks/row, first " << first << ", step " << ks << ", fragment " << f
+                    << ", lane " << lane;
+              }
+      }
+}
+
 }  // namespace
 }  // namespace tilegemm::sm80

@@ -30,6 +30,8 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <type_traits>
+#include <variant>
 
 #include "epilogue/aligned_runs.hpp"
 #include "epilogue/epilogue_stores.cuh"
@@ -285,14 +287,11 @@ __device__ __forceinline__ void load_a_fragment(uint32_t (&a)[4], uint32_t stage
                                                 int lane) {
   using Tile = OperandTile<T, BM, BK, CONTIG_K, ASYNC>;
   constexpr int kK = MmaShape<T>::kK;
-  if constexpr (CONTIG_K) {
-    // [m][k]: matrices (m 0-7, k lo), (m 8-15, k lo), (m 0-7, k hi), (m 8-15, k hi); for tf32
-    // an 8x8 matrix of 16-bit values is 8 rows x 4 tf32, which is the same fragment.
-    ldmatrix_x4<false>(a, Tile::chunk(stage, m0 + lane % 16, ks * 2 + lane / 16));
-  } else if constexpr (sizeof(T) == 2) {
-    // [k][m]: the same four matrices, stored transposed.
-    ldmatrix_x4<true>(
-        a, Tile::chunk(stage, ks * kK + lane % 8 + (lane / 16) * 8, m0 / 8 + (lane / 8) % 2));
+  if constexpr (CONTIG_K || sizeof(T) == 2) {
+    // [m][k], or [k][m] read transposed (a_fragment_chunk); for tf32 an 8x8 matrix of 16-bit
+    // values is 8 rows x 4 tf32, which is the same fragment.
+    const ChunkAt at = a_fragment_chunk(CONTIG_K, m0, ks, lane);
+    ldmatrix_x4<!CONTIG_K>(a, Tile::chunk(stage, at.row, at.chunk));
   } else {
     // tf32 [k][m], swizzled: ldmatrix cannot transpose 32-bit values; four scalar loads. a1 is 8
     // rows of M below a0, a2 four values of K along: the helper's r[2] and r[1].
@@ -308,18 +307,42 @@ __device__ __forceinline__ void load_b_fragments(uint32_t (&b)[4], uint32_t stag
                                                  int lane) {
   using Tile = OperandTile<T, BN, BK, CONTIG_K, ASYNC>;
   constexpr int kK = MmaShape<T>::kK;
-  if constexpr (CONTIG_K) {
-    // [n][k]: matrices (n 0-7, k lo), (n 0-7, k hi), (n 8-15, k lo), (n 8-15, k hi).
-    ldmatrix_x4<false>(
-        b, Tile::chunk(stage, n0 + lane % 8 + (lane / 16) * 8, ks * 2 + (lane / 8) % 2));
-  } else if constexpr (sizeof(T) == 2) {
-    // [k][n], transposed: (k lo, n 0-7), (k hi, n 0-7), (k lo, n 8-15), (k hi, n 8-15).
-    ldmatrix_x4<true>(
-        b, Tile::chunk(stage, ks * kK + lane % 8 + ((lane / 8) % 2) * 8, n0 / 8 + lane / 16));
+  if constexpr (CONTIG_K || sizeof(T) == 2) {
+    // [n][k], or [k][n] read transposed (b_fragment_chunk).
+    const ChunkAt at = b_fragment_chunk(CONTIG_K, n0, ks, lane);
+    ldmatrix_x4<!CONTIG_K>(b, Tile::chunk(stage, at.row, at.chunk));
   } else {
     load_scalar_fragments<Tile>(b, stage, ks * kK, n0, lane);  // (k, n), (k+4, n), (k, n+8), ...
   }
 }
+
+// A warp's ldmatrix addresses held across the K loop: one offset per mma step of a K-contiguous
+// tile, or per fragment of an MN-contiguous one, and the other index as a constant
+// (held_fragment_offset in smem_swizzle.hpp). Without them each read swizzled its address in the
+// K loop, two to four integer instructions per ldmatrix in a chain ahead of it
+// (docs/perf-notes.md, sm80 v11). Tiles that ldmatrix reads: swizzled, and 16-bit unless
+// K-contiguous.
+template <typename T, class Tile, bool OPERAND_B, bool CONTIG_K, int kSteps, int kFragments>
+struct HeldOffsets {
+  static constexpr int kHeld = CONTIG_K ? kSteps : kFragments;
+  static constexpr uint32_t kSixteenRows = 16 * Tile::kRowBytes;
+  static_assert(!Tile::kPadded && (CONTIG_K || sizeof(T) == 2),
+                "ldmatrix reads of a swizzled tile");
+  uint32_t held[kHeld];
+
+  // first: the warp tile's first row of M (A) or column of N (B).
+  __device__ void init(int first, int lane) {
+#pragma unroll
+    for (int v = 0; v < kHeld; ++v) {
+      held[v] =
+          uint32_t(held_fragment_offset(OPERAND_B, CONTIG_K, first, v, lane, Tile::kChunksPerRow));
+    }
+  }
+  // The address of fragment f (A: m16 tile f; B: n8 tiles 2f, 2f+1) at mma step ks of a stage.
+  __device__ uint32_t at(uint32_t stage, int ks, int f) const {
+    return CONTIG_K ? stage + held[ks] + f * kSixteenRows : stage + held[f] + ks * kSixteenRows;
+  }
+};
 
 // tf32 operands arrive as fp32 bits; round them once they are in registers.
 template <typename T, int N>
@@ -403,7 +426,6 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
       S::kStages * (LoaderA::Tile::kBytes + LoaderB::Tile::kBytes) <= shared_bytes<S, T>(),
       "the stages must fit the bytes the host asks for");
   constexpr int kMmaK = MmaShape<T>::kK;
-  constexpr int kMmaM = S::WM / 16, kMmaN = S::WN / 8;  // mma per warp tile per K step
   const uint32_t smem_base = shared_address(smem);
   const auto stage_a = [&](int s) { return smem_base + s * LoaderA::Tile::kBytes; };
   const auto stage_b = [&](int s) {
@@ -418,7 +440,12 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int warp_m0 = (warp / S::kWarpsN) * S::WM, warp_n0 = (warp % S::kWarpsN) * S::WN;
   const int64_t num_k_tiles = cdiv(args.k, S::BK);
-  const auto k_valid = [&](int64_t kt) { return valid_extent(args.k, kt * S::BK, S::BK); };
+  // Values of K in slice kt. Every slice before the last whole one has BK: one comparison per
+  // slice in the K loop instead of the extent's chain of 64-bit arithmetic.
+  const int64_t whole_k_tiles = args.k / S::BK;
+  const auto k_valid = [&](int64_t kt) {
+    return kt < whole_k_tiles ? S::BK : valid_extent(args.k, kt * S::BK, S::BK);
+  };
   const int64_t work_items = num_tiles(args.m, args.n, S::BM, S::BN) * args.batch_count;
   struct Work {  // a work item: its batch entry, its tile, and how much of the tile is inside D
     int64_t batch = 0, row0 = 0, col0 = 0;
@@ -472,6 +499,21 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
     }
   };
 
+  // The warp's ldmatrix addresses, held across the K loop on the cp.async path (HeldOffsets).
+  constexpr bool kHeldA = ASYNC && !LoaderA::Tile::kPadded && (A_CONTIG_K || sizeof(T) == 2);
+  constexpr bool kHeldB = ASYNC && !LoaderB::Tile::kPadded && (B_CONTIG_K || sizeof(T) == 2);
+  constexpr int kMmaM = S::WM / 16, kMmaN = S::WN / 8;  // mma per warp tile per K step
+  std::conditional_t<
+      kHeldA, HeldOffsets<T, typename LoaderA::Tile, false, A_CONTIG_K, S::BK / kMmaK, kMmaM>,
+      std::monostate>
+      held_a;
+  std::conditional_t<
+      kHeldB, HeldOffsets<T, typename LoaderB::Tile, true, B_CONTIG_K, S::BK / kMmaK, kMmaN / 2>,
+      std::monostate>
+      held_b;
+  if constexpr (kHeldA) held_a.init(warp_m0, lane);
+  if constexpr (kHeldB) held_b.init(warp_n0, lane);
+
   // The host launches no more programs than there are work items.
   Work work = work_item(blockIdx.x);
   start_loads(work);
@@ -503,6 +545,11 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
             f.a[i + h][2] = hi[2 * h], f.a[i + h][3] = hi[2 * h + 1];
           }
         }
+      } else if constexpr (kHeldA) {
+#pragma unroll
+        for (int i = 0; i < kMmaM; ++i) {
+          ldmatrix_x4<!A_CONTIG_K>(f.a[i], held_a.at(stage_a(stage), ks, i));
+        }
       } else {
 #pragma unroll
         for (int i = 0; i < kMmaM; ++i) {
@@ -523,8 +570,12 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
 #pragma unroll
         for (int j = 0; j < kMmaN; j += 2) {
           uint32_t pair[4];
-          load_b_fragments<T, S::BN, S::BK, B_CONTIG_K, ASYNC>(pair, stage_b(stage),
-                                                               warp_n0 + j * 8, ks, lane);
+          if constexpr (kHeldB) {
+            ldmatrix_x4<!B_CONTIG_K>(pair, held_b.at(stage_b(stage), ks, j / 2));
+          } else {
+            load_b_fragments<T, S::BN, S::BK, B_CONTIG_K, ASYNC>(pair, stage_b(stage),
+                                                                 warp_n0 + j * 8, ks, lane);
+          }
           f.b[j][0] = pair[0], f.b[j][1] = pair[1];
           f.b[j + 1][0] = pair[2], f.b[j + 1][1] = pair[3];
         }

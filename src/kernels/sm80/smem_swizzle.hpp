@@ -60,4 +60,40 @@ TILEGEMM_HOST_DEVICE constexpr int padded_chunk_offset(int row, int chunk, int c
   return row * padded_row_bytes(chunks_per_row) + chunk * 16;
 }
 
+// ---- ldmatrix reads, and the offsets a thread holds for them ------------------------------------
+
+// The 16-byte chunk that a lane gives ldmatrix_x4 in one mma step: its row and logical chunk in
+// the operand's tile. x0 is the first of the 16 rows of M (A) or columns of N (B) read, ks the mma
+// step: two chunks of K (16 values of a 16-bit type, 8 of tf32). The four 8x8 matrices come in the
+// order of the mma fragments. An MN-contiguous tile ([k][m] or [k][n], read transposed) is 16-bit.
+struct ChunkAt {
+  int row, chunk;
+};
+// A: (m 0-7, k lo), (m 8-15, k lo), (m 0-7, k hi), (m 8-15, k hi).
+TILEGEMM_HOST_DEVICE constexpr ChunkAt a_fragment_chunk(bool contig_k, int m0, int ks, int lane) {
+  return contig_k ? ChunkAt{m0 + lane % 16, ks * 2 + lane / 16}
+                  : ChunkAt{ks * 16 + lane % 8 + (lane / 16) * 8, m0 / 8 + (lane / 8) % 2};
+}
+// B, two n8 fragments: (n 0-7, k lo), (n 0-7, k hi), (n 8-15, k lo), (n 8-15, k hi).
+TILEGEMM_HOST_DEVICE constexpr ChunkAt b_fragment_chunk(bool contig_k, int n0, int ks, int lane) {
+  return contig_k ? ChunkAt{n0 + lane % 8 + (lane / 16) * 8, ks * 2 + (lane / 8) % 2}
+                  : ChunkAt{ks * 16 + lane % 8 + ((lane / 8) % 2) * 8, n0 / 8 + lane / 16};
+}
+
+// A warp reads fragment f (rows or columns x0 = first + 16 f) at mma step ks. Of the two indices,
+// one moves the lane's row by 16, two swizzle periods: the same number of bytes whatever the
+// row. The other moves its chunk, which the swizzle permutes row by row. So a thread can hold one
+// offset per value of the second index, worked out once, and add the first as a constant:
+//   K-contiguous tile   offset(ks, f) = held[ks] + f * 16 rows
+//   MN-contiguous tile  offset(ks, f) = held[f] + ks * 16 rows
+// This is held[v], for v = ks (K-contiguous) or f (MN-contiguous).
+TILEGEMM_HOST_DEVICE constexpr int held_fragment_offset(bool operand_b, bool contig_k, int first,
+                                                        int v, int lane, int chunks_per_row) {
+  const int x0 = contig_k ? first : first + 16 * v;
+  const int ks = contig_k ? v : 0;
+  const ChunkAt at = operand_b ? b_fragment_chunk(contig_k, x0, ks, lane)
+                               : a_fragment_chunk(contig_k, x0, ks, lane);
+  return swizzled_chunk_offset(at.row, at.chunk, chunks_per_row);
+}
+
 }  // namespace tilegemm::sm80
