@@ -635,8 +635,14 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
           // (three mma steps per slice or more) the copies go after the step's mma: before it,
           // the profile showed the warps stalled on rewriting the copies' address registers
           // ahead of the mma, and after it runs 1.5-4 % faster (docs/perf-notes.md, sm80 v6).
-          // With two steps they go before, so that the wait at step 0 counts their group.
+          // With two steps they go before, so that the wait at step 0 counts their group. For
+          // 16-bit inputs A's copies follow step 0's mma and B's step 1's: the branch between a
+          // slice's masked and unmasked copies ends the stretch of code in which the compiler
+          // mixes copies with mma, and both warps of a scheduler reach it together, so a shorter
+          // run of copies leaves the tensor cores idle for less (2048^3 +2 %; docs/perf-notes.md,
+          // sm80 v11). tf32 keeps them together: split, its 3-stage kernel spilled.
           constexpr bool kFetchAfterMma = kSteps > 2;
+          constexpr bool kSplitFetch = kFetchAfterMma && sizeof(T) == 2;
           const auto fetch_slice = [&] {
             if (next < num_k_tiles) fetch(next, stage_fetch);
             cp_async_commit();
@@ -647,7 +653,14 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
             __syncthreads();
           }
           multiply(fragments[ks % 2]);
-          if (ks == 0 && kFetchAfterMma) fetch_slice();
+          if (ks == 0 && kFetchAfterMma && !kSplitFetch) fetch_slice();
+          if (ks == 0 && kSplitFetch && next < num_k_tiles) {
+            loader_a.copy_async(next, k_valid(next), stage_a(stage_fetch));
+          }
+          if (ks == 1 && kSplitFetch) {  // the slice's one commit group, as fetch_slice's
+            if (next < num_k_tiles) loader_b.copy_async(next, k_valid(next), stage_b(stage_fetch));
+            cp_async_commit();
+          }
           round_fragments(fragments[(ks + 1) % 2]);
         }
         advance(stage), advance(stage_next), advance(stage_fetch);
