@@ -440,8 +440,8 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int warp_m0 = (warp / S::kWarpsN) * S::WM, warp_n0 = (warp % S::kWarpsN) * S::WN;
   const int64_t num_k_tiles = cdiv(args.k, S::BK);
-  // Values of K in slice kt. Every slice before the last whole one has BK: one comparison per
-  // slice in the K loop instead of the extent's chain of 64-bit arithmetic.
+  // Values of K in slice kt: BK for every slice wholly inside K, after one comparison in the K
+  // loop instead of the extent's chain of 64-bit arithmetic.
   const int64_t whole_k_tiles = args.k / S::BK;
   const auto k_valid = [&](int64_t kt) {
     return kt < whole_k_tiles ? S::BK : valid_extent(args.k, kt * S::BK, S::BK);
