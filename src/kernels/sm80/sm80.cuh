@@ -30,8 +30,6 @@
 #include <map>
 #include <mutex>
 #include <tuple>
-#include <type_traits>
-#include <variant>
 
 #include "epilogue/aligned_runs.hpp"
 #include "epilogue/epilogue_stores.cuh"
@@ -326,12 +324,12 @@ template <typename T, class Tile, bool OPERAND_B, bool CONTIG_K, int kSteps, int
 struct HeldOffsets {
   static constexpr int kHeld = CONTIG_K ? kSteps : kFragments;
   static constexpr uint32_t kSixteenRows = 16 * Tile::kRowBytes;
-  static_assert(!Tile::kPadded && (CONTIG_K || sizeof(T) == 2),
-                "ldmatrix reads of a swizzled tile");
   uint32_t held[kHeld];
 
   // first: the warp tile's first row of M (A) or column of N (B).
   __device__ void init(int first, int lane) {
+    static_assert(!Tile::kPadded && (CONTIG_K || sizeof(T) == 2),
+                  "ldmatrix reads of a swizzled tile");
 #pragma unroll
     for (int v = 0; v < kHeld; ++v) {
       held[v] =
@@ -503,14 +501,8 @@ __global__ void __launch_bounds__(S::kThreads) sm80_gemm(GemmArgs args, bool d_a
   constexpr bool kHeldA = ASYNC && !LoaderA::Tile::kPadded && (A_CONTIG_K || sizeof(T) == 2);
   constexpr bool kHeldB = ASYNC && !LoaderB::Tile::kPadded && (B_CONTIG_K || sizeof(T) == 2);
   constexpr int kMmaM = S::WM / 16, kMmaN = S::WN / 8;  // mma per warp tile per K step
-  std::conditional_t<
-      kHeldA, HeldOffsets<T, typename LoaderA::Tile, false, A_CONTIG_K, S::BK / kMmaK, kMmaM>,
-      std::monostate>
-      held_a;
-  std::conditional_t<
-      kHeldB, HeldOffsets<T, typename LoaderB::Tile, true, B_CONTIG_K, S::BK / kMmaK, kMmaN / 2>,
-      std::monostate>
-      held_b;
+  HeldOffsets<T, typename LoaderA::Tile, false, A_CONTIG_K, S::BK / kMmaK, kMmaM> held_a;
+  HeldOffsets<T, typename LoaderB::Tile, true, B_CONTIG_K, S::BK / kMmaK, kMmaN / 2> held_b;
   if constexpr (kHeldA) held_a.init(warp_m0, lane);
   if constexpr (kHeldB) held_b.init(warp_n0, lane);
 
