@@ -34,22 +34,23 @@ void GpuTimer::flush_l2() {
 }
 
 std::vector<double> GpuTimer::median_ms(const std::vector<Enqueue>& work, int reps, int warmup) {
-  for (int i = 0; i < warmup; ++i)
-    for (const auto& w : work) w();
-  std::vector<std::vector<double>> times(work.size());
   auto start = static_cast<cudaEvent_t>(start_), stop = static_cast<cudaEvent_t>(stop_);
-  for (int r = 0; r < reps; ++r) {
-    for (size_t i = 0; i < work.size(); ++i) {
-      flush_l2();
-      cudaEventRecord(start);
-      work[i]();
-      cudaEventRecord(stop);
-      cudaEventSynchronize(stop);
-      float ms = 0.0f;
-      cudaEventElapsedTime(&ms, start, stop);
-      times[i].push_back(ms);
-    }
-  }
+  // One call as it is timed: the flush, then the call alone between two events.
+  const auto timed_call = [&](const Enqueue& w) {
+    flush_l2();
+    cudaEventRecord(start);
+    w();
+    cudaEventRecord(stop);
+    cudaEventSynchronize(stop);
+    float ms = 0.0f;
+    cudaEventElapsedTime(&ms, start, stop);
+    return double(ms);
+  };
+  for (int i = 0; i < warmup; ++i)
+    for (const auto& w : work) timed_call(w);
+  std::vector<std::vector<double>> times(work.size());
+  for (int r = 0; r < reps; ++r)
+    for (size_t i = 0; i < work.size(); ++i) times[i].push_back(timed_call(work[i]));
   std::vector<double> out;
   for (auto& t : times) out.push_back(median(t));
   return out;

@@ -1,4 +1,4 @@
-// Timing on the GPU the way METHOD.md asks: warm-up, CUDA events around the timed region only,
+// Timing on the GPU: warm-up, CUDA events around the timed region only,
 // L2 flushed before every rep (so no shape is timed out of the cache), median of the reps.
 // Used by the autotuner and by the benchmark.
 #pragma once
@@ -20,8 +20,11 @@ class GpuTimer {
   GpuTimer(const GpuTimer&) = delete;
   GpuTimer& operator=(const GpuTimer&) = delete;
 
-  // Times each of `work` `reps` times after `warmup` untimed runs; the reps alternate between
-  // the entries (a, b, a, b, ...) so clock and thermal drift hit all alike. Returns the median
+  // Times each of `work` `reps` times; the reps alternate between the entries (a, b, a, b, ...)
+  // so clock and thermal drift hit all alike. Before them, `warmup` untimed rounds of the same
+  // timed calls: the flush, then each entry alone between two events, waited for. (Warm-up calls
+  // that differ from the timed ones can leave one entry of an alternation ~1 us slower in every
+  // rep that follows: docs/perf-notes.md, "Timing: the warm-up's form".) Returns the median
   // milliseconds of each entry.
   std::vector<double> median_ms(const std::vector<Enqueue>& work, int reps, int warmup = 3);
 
