@@ -9,8 +9,9 @@ namespace tilegemm::cli {
 void add_info_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "Show CUDA devices, compiled kernels and their configs");
   static bool ceilings = false;
-  cmd->add_flag("--ceilings", ceilings,
-                "Also measure this GPU's ceilings: copy bandwidth, cuBLAS rates, mma.sync peak");
+  cmd->add_flag(
+      "--ceilings", ceilings,
+      "Also measure this GPU's ceilings: copy bandwidth, cuBLAS rates, mma.sync and wgmma peaks");
   cmd->callback([] {
     const auto devs = devices();
     if (devs.empty()) {
@@ -45,6 +46,18 @@ void add_info_command(CLI::App& app) {
       for (DType d : {DType::bf16, DType::fp16, DType::tf32}) {
         std::printf("  mma.sync %s peak (registers only): %.1f TFLOP/s\n",
                     std::string(to_string(d)).c_str(), measure_mma_sync_tflops(timer, d));
+      }
+      for (DType d : {DType::bf16, DType::fp16}) {
+        const WgmmaPeak w = measure_wgmma_peak(timer, d);
+        if (w.tflops == 0.0) {
+          std::printf("  wgmma %s peak: n/a (needs compute capability 9.0 and sm_90a code)\n",
+                      std::string(to_string(d)).c_str());
+          continue;
+        }
+        std::printf(
+            "  wgmma %s peak (128x256 K steps from shared memory, random operands): %.1f "
+            "TFLOP/s, %.0f cycles per K step of 64, SM clock %.0f MHz meanwhile\n",
+            std::string(to_string(d)).c_str(), w.tflops, w.cycles_per_step, w.sm_mhz);
       }
     }
   });

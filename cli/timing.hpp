@@ -17,4 +17,14 @@ double measure_cublas_tflops(GpuTimer& timer, DType dtype, int64_t size = 8192);
 // from register operands with no memory traffic (cli/mma_peak.cu).
 double measure_mma_sync_tflops(GpuTimer& timer, DType dtype);
 
+// The tensor cores' rate through wgmma (the sm90 kernel's instruction, operands from shared
+// memory), fp16 or bf16, with no loads, and the SM clock meanwhile (cli/wgmma_peak.cu): the
+// loop's rate over all SMs, its cycles per K step of a 128x256 tile (1024 at the full rate), and
+// cycles per microsecond. All zero where it cannot run (no compute capability 9.0 or no sm_90a
+// code in this build).
+struct WgmmaPeak {
+  double tflops = 0.0, cycles_per_step = 0.0, sm_mhz = 0.0;
+};
+WgmmaPeak measure_wgmma_peak(GpuTimer& timer, DType dtype);
+
 }  // namespace tilegemm::cli
