@@ -9,7 +9,6 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include <algorithm>
 #include <vector>
 
 #include "kernels/cuda_check.hpp"
@@ -111,6 +110,7 @@ WgmmaPeak measure_wgmma_peak(GpuTimer& timer, DType dtype) {
       cudaMalloc(&sink, kThreads * sizeof(float)) != cudaSuccess ||
       cudaMemset(stamps, 0, stamp_bytes) != cudaSuccess) {
     cudaFree(stamps);
+    cudaFree(sink);
     return {};
   }
   Status launched;
