@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/cuda_check.hpp"
+#include "kernels/kernel_common.cuh"  // shared_address
 #include "kernels/sm90/smem_layout.hpp"
 #include "kernels/sm90/wgmma_ops.cuh"
 #include "timing.hpp"
@@ -36,9 +37,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   // (MN-major), 128-byte swizzle; the values are random, so the swizzle does not matter here.
   constexpr sm90::OperandTile tile_a{128, false}, tile_b{256, true};
   extern __shared__ unsigned char smem_raw[];
-  const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
   unsigned char* const smem =
-      smem_raw + (sm90::kAtomBytes - raw % sm90::kAtomBytes) % sm90::kAtomBytes;
+      smem_raw +
+      (sm90::kAtomBytes - shared_address(smem_raw) % sm90::kAtomBytes) % sm90::kAtomBytes;
   auto* values = reinterpret_cast<T*>(smem);
   for (int i = threadIdx.x; i < kStages * (kTileA + kTileB) / 2; i += kThreads) {
     uint32_t h = (uint32_t(i) + 1) * 2654435761u ^ (seed + blockIdx.x) * 40503u;
@@ -59,8 +60,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns0));
   const long long c0 = clock64();
   for (int kt = 0; kt < kSteps; ++kt) {
-    const uint32_t a =
-        static_cast<uint32_t>(__cvta_generic_to_shared(smem + kt % kStages * (kTileA + kTileB)));
+    const uint32_t a = shared_address(smem + kt % kStages * (kTileA + kTileB));
     const uint32_t b = a + kTileA;
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
