@@ -3,6 +3,7 @@
 // which problems the TMA-store epilogue takes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -353,6 +354,65 @@ TEST(Sm90Layout, RingPlaceAfterAnyStepsIsWhereAnIncrementalWalkStands) {
           if (++stage == stages) stage = 0, phase ^= 1;
       }
     }
+  }
+}
+
+// A model of one program's ring with two consumers that share every tile, step by step: the
+// producer fills K step g (of all the program's tiles in turn) once both consumers have freed
+// step g - stages; a consumer issues a step once it is filled, and after it frees the step before
+// (wgmma.wait_group 1), the tile's last one at the tile's end (wait_group 0). With the staggered
+// end, consumer 1 issues a tile's step k_steps - stagger only once consumer 0 has issued the
+// tile's last step (named barrier 5). True when every step of every tile gets issued. Also
+// checks the barrier's pairing: consumer 0's arrival for a tile must come after consumer 1 has
+// left the barrier for the tile before, or two arrivals of consumer 0 would complete a phase.
+bool staggered_ring_completes(int stages, int k_steps, int tiles, int stagger) {
+  const int total = k_steps * tiles;
+  int filled = 0;               // steps the producer has filled
+  int issued[2] = {0, 0};       // steps each consumer has issued
+  int freed[2] = {0, 0};        // steps each consumer has freed (a prefix)
+  int passed = 0, awaited = 0;  // tiles consumer 0 arrived for, consumer 1 left the barrier for
+  for (bool moved = true; moved;) {
+    moved = false;
+    if (filled < total && (filled < stages || std::min(freed[0], freed[1]) > filled - stages)) {
+      ++filled, moved = true;
+    }
+    for (int c = 0; c < 2; ++c) {
+      const int g = issued[c];
+      if (g == total || g >= filled) continue;
+      const int tile = g / k_steps, kt = g % k_steps;
+      if (stagger > 0 && c == 1 && kt == k_steps - stagger) {
+        if (passed <= tile) continue;  // waits at the barrier
+        if (awaited == tile) ++awaited;
+      }
+      ++issued[c], moved = true;
+      freed[c] = kt == k_steps - 1 ? g + 1 : g;  // the previous step; the tile's last at its end
+      if (stagger > 0 && c == 0 && kt == k_steps - 1) {
+        if (awaited < tile) return false;  // a second arrival before consumer 1 left the first
+        ++passed;
+      }
+    }
+  }
+  return issued[0] == total && issued[1] == total;
+}
+
+TEST(Sm90Layout, StaggeredEndsNeverStallTheRing) {
+  // Every compiled shape with two consumers sharing its tiles staggers; the rest do not.
+  EXPECT_EQ(stagger_steps(2, false, 1, 4), 3);
+  EXPECT_EQ(stagger_steps(2, false, 1, 6), 3);
+  EXPECT_EQ(stagger_steps(2, false, 1, 3), 2);
+  EXPECT_EQ(stagger_steps(1, false, 1, 8), 0);  // one consumer
+  EXPECT_EQ(stagger_steps(2, true, 1, 5), 0);   // ping-pong
+  EXPECT_EQ(stagger_steps(2, false, 2, 6), 0);  // split-K
+  for (int stages : {2, 3, 4, 5, 6, 8}) {
+    const int stagger = stagger_steps(2, false, 1, stages);
+    for (int k_steps = stagger + 1; k_steps <= 40; ++k_steps)
+      for (int tiles : {1, 2, 5}) {
+        ASSERT_TRUE(staggered_ring_completes(stages, k_steps, tiles, stagger))
+            << stages << " stages, " << k_steps << " K steps, " << tiles << " tiles";
+        ASSERT_TRUE(staggered_ring_completes(stages, k_steps, tiles, 0));
+      }
+    // One step more and the ring stalls: the waiting consumer holds a stage the other needs.
+    EXPECT_FALSE(staggered_ring_completes(stages, stages + 1, 1, stages)) << stages << " stages";
   }
 }
 

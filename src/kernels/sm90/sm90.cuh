@@ -27,7 +27,9 @@
 //              each tile a cluster of two CTAs, each taking half of the K steps.
 //   mainloop   per slab of a stage, each consumer issues 4 x (WM/64) wgmma m64nBNk16 (k8 for
 //              tf32), commits the stage's, and waits until only this stage's group is in
-//              flight, then frees the previous stage.
+//              flight, then frees the previous stage. Two consumers that share a tile end its K
+//              loop three steps apart (kStaggerSteps), so each one's epilogue runs beside the
+//              other's wgmma.
 //   epilogue   D in fp16/bf16, row-major, that a tensor map can describe: through shared memory,
 //              64x64 chunks that TMA stores while the consumer moves on. D = alpha*AB: what does
 //              not fit in the buffers waits in registers and goes out during the next tile's K
@@ -202,6 +204,16 @@ using ShapesFor = std::conditional_t<std::is_same_v<T, float>, Tf32Shapes, Shape
 // one consumer (256 threads) every thread may have 255 from the start, and none change hands.
 constexpr int kProducerRegisters = 40;
 constexpr int kConsumerRegisters = 232;
+
+// The two consumers that share a tile end its K loop this many K steps apart (stagger_steps):
+// the second waits for the first to issue its last step, then does its own last steps while the
+// first's epilogue runs (await_stagger), and its own epilogue runs while the first starts the
+// next tile. One warpgroup's wgmma keep the tensor cores busy, so the K loop takes as long as
+// before, but each consumer's D leaves while the other's wgmma run, and at a program's end only
+// half of its D drains after the last wgmma (2048^3 +1.5-1.6 %, 8192 x 8192 x 1024 +2-3 %;
+// docs/perf-notes.md, sm90 v30).
+template <class S>
+constexpr int kStaggerSteps = stagger_steps(S::kConsumers, S::kPingPong, S::kSplitK, S::kStages);
 
 // K steps of the first tile that thread 0 issues before the start barrier; the producer's loop
 // issues the rest of the ring. With the whole ring issued there, the first stage landed later
@@ -550,6 +562,14 @@ __device__ __forceinline__ void await_turn(int consumer) {
 }
 __device__ __forceinline__ void pass_turn(int consumer) {
   asm volatile("bar.arrive %0, 256;\n" ::"r"(3 + (1 - consumer)) : "memory");
+}
+
+// The staggered end of a shared tile's K loop (named barrier 5, 256 threads): the second consumer
+// waits before its last kStaggerSteps K steps (await_stagger) until the first has issued its
+// last one (pass_stagger, which does not wait). See kStaggerSteps.
+__device__ __forceinline__ void await_stagger() { asm volatile("bar.sync 5, 256;\n" ::: "memory"); }
+__device__ __forceinline__ void pass_stagger() {
+  asm volatile("bar.arrive 5, 256;\n" ::: "memory");
 }
 
 // One chunk of D (64 rows x 128 bytes) as one thread holds it, scaled and converted to the output
@@ -1091,7 +1111,10 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         turn += kTurns;
         if (item != w.first) await_turn(consumer);
       }
+      // The staggered end (kStaggerSteps), where the tile has more K steps than that.
+      const bool staggered = kStaggerSteps<S> > 0 && k_steps > kStaggerSteps<S>;
       for (int kt = 0; kt < k_steps; ++kt) {
+        if (staggered && consumer == 1 && kt == k_steps - kStaggerSteps<S>) await_stagger();
         wait_barrier(&full[stage], phase);
         wgmma_fence();
 #pragma unroll
@@ -1107,6 +1130,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
             }
         }
         wgmma_commit();
+        if (staggered && consumer == 0 && kt == k_steps - 1) pass_stagger();
         // This stage's group may still run; the previous stage's has finished reading.
         wgmma_wait<1>();
         if (kt > 0) release_stage<S::kClusterMN>(&empty[previous], lane, signals);

@@ -87,6 +87,18 @@ TILEGEMM_HOST_DEVICE constexpr RingPlace ring_place(int64_t steps, int stages) {
   return {int(steps % stages), uint32_t(steps / stages) & 1u};
 }
 
+// The staggered end of a shared tile's K loop: how many K steps before its end the second of two
+// consumers that share every tile waits until the first has issued the tile's last step (0: no
+// stagger; ping-pong consumers take whole tiles, split-K hands its sums over at a cluster
+// barrier, one consumer has no one to wait for). The waiting consumer has freed the stages up to
+// its last step but (this + 1), and the first needs the producer to have filled the stages up to
+// the tile's last step, so it may be at most stages - 1 (host-tested on a model of the ring).
+TILEGEMM_HOST_DEVICE constexpr int stagger_steps(int consumers, bool ping_pong, int split_k,
+                                                 int stages) {
+  if (consumers != 2 || ping_pong || split_k != 1) return 0;
+  return stages - 1 < 3 ? stages - 1 : 3;
+}
+
 // A cluster of cluster_m x cluster_n programs, ranks down M first (rank = m + cluster_m * n).
 // The programs of a cluster row (the same m) take tiles of the same rows, so they share A's tile;
 // those of a cluster column (the same n) share B's. Each program loads its part of a shared
