@@ -90,9 +90,10 @@ TILEGEMM_HOST_DEVICE constexpr RingPlace ring_place(int64_t steps, int stages) {
 // The staggered end of a shared tile's K loop: how many K steps before its end the second of two
 // consumers that share every tile waits until the first has issued the tile's last step (0: no
 // stagger; ping-pong consumers take whole tiles, split-K hands its sums over at a cluster
-// barrier, one consumer has no one to wait for). The waiting consumer has freed the stages up to
-// its last step but (this + 1), and the first needs the producer to have filled the stages up to
-// the tile's last step, so it may be at most stages - 1 (host-tested on a model of the ring).
+// barrier, one consumer has no one to wait for). The waiting consumer has freed every step before
+// the last one it issued (up to k_steps - stagger - 2), the producer fills step g once step
+// g - stages is free, and the first consumer needs every step up to the tile's last before it
+// arrives: so at most stages - 1 (host-tested on a model of the ring).
 TILEGEMM_HOST_DEVICE constexpr int stagger_steps(int consumers, bool ping_pong, int split_k,
                                                  int stages) {
   if (consumers != 2 || ping_pong || split_k != 1) return 0;
