@@ -1,12 +1,11 @@
 // Aligned copies of A and B (the plan is problem/aligned_copies.hpp): which operands to transpose,
-// a workspace from a memory pool the library keeps per device, and the copy kernels.
+// a workspace from the library's memory pool (memory_pool.hpp), and the copy kernels.
 #include <cstdint>
-#include <map>
-#include <mutex>
 
 #include "kernels/aligned_copies.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/kernel_registry.hpp"
+#include "kernels/memory_pool.hpp"
 
 namespace tilegemm::gpu {
 namespace {
@@ -123,8 +122,8 @@ Status launch_copy(const void* source, void* workspace, const OperandCopy& c, cu
                   unsigned(c.entries < 65535 ? c.entries : 65535));
   copy_lines<T><<<grid, kThreads, 0, stream>>>(
       static_cast<const T*>(source), c.source_ld, c.source_batch_stride,
-      reinterpret_cast<T*>(static_cast<char*>(workspace) + c.offset), c.ld, c.batch_stride,
-      c.lines, c.length, c.entries);
+      reinterpret_cast<T*>(static_cast<char*>(workspace) + c.offset), c.ld, c.batch_stride, c.lines,
+      c.length, c.entries);
   return check_launch("aligned copy (copy_lines)");
 }
 
@@ -139,37 +138,6 @@ Status copy_operand(const MatrixInput& in, const OperandCopy& c, void* workspace
     default:
       return launch_copy<uint32_t>(in.data, workspace, c, stream);
   }
-}
-
-// The library's memory pool on `device`, made on first use. Its release threshold is unlimited,
-// so memory freed back to it stays reserved for the next call instead of going back to the
-// driver at each synchronisation (cudaMallocAsync is then a cheap stream-ordered bookkeeping
-// step). Separate from the device's default pool, whose settings belong to the application.
-Status pool_of(int device, cudaMemPool_t* pool) {
-  static std::mutex mutex;
-  static std::map<int, cudaMemPool_t> pools;
-  std::lock_guard lock(mutex);
-  if (auto it = pools.find(device); it != pools.end()) {
-    *pool = it->second;
-    return Status::success();
-  }
-  cudaMemPoolProps props{};
-  props.allocType = cudaMemAllocationTypePinned;
-  props.location.type = cudaMemLocationTypeDevice;
-  props.location.id = device;
-  if (Status s = cuda_status(cudaMemPoolCreate(pool, &props), "aligned copy: cudaMemPoolCreate");
-      !s.ok()) {
-    return s;
-  }
-  uint64_t unlimited = UINT64_MAX;
-  if (Status s = cuda_status(cudaMemPoolSetAttribute(*pool, cudaMemPoolAttrReleaseThreshold,
-                                                     &unlimited),
-                             "aligned copy: cudaMemPoolSetAttribute(ReleaseThreshold)");
-      !s.ok()) {
-    return s;
-  }
-  pools[device] = *pool;
-  return Status::success();
 }
 
 }  // namespace
@@ -200,7 +168,7 @@ Status AlignedCopies::make(const GemmProblem& p, const AlignedCopyPlan& plan) {
     return s;
   }
   cudaMemPool_t pool = nullptr;
-  if (Status s = pool_of(device, &pool); !s.ok()) return s;
+  if (Status s = library_pool(device, &pool); !s.ok()) return s;
   const auto stream = static_cast<cudaStream_t>(p.stream);
   void* workspace = nullptr;
   const cudaError_t allocated =
