@@ -1,0 +1,159 @@
+// The last round's split (schedule/tail_split.hpp): every K step of every item exactly once, heads
+// and tails paired through their slots, helpers that never wait, and the model's choices.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "schedule/tail_split.hpp"
+
+namespace tilegemm {
+namespace {
+
+// Every piece of every program's walk, per program.
+std::vector<std::vector<Piece>> walk_all(const TailSplit& split, int32_t programs,
+                                         int32_t k_steps) {
+  std::vector<std::vector<Piece>> out(programs);
+  for (int32_t p = 0; p < programs; ++p) {
+    const ProgramWalk w{split, programs, 0, k_steps};
+    for (int32_t item = w.first(p); item >= 0; item = w.next(p, item)) {
+      out[p].push_back(w.piece(p, item));
+      EXPECT_EQ(w.steps_of(p, item), out[p].back().k_steps);
+    }
+    EXPECT_EQ(w.next(p, -1), -1) << "the end stays the end";
+  }
+  return out;
+}
+
+// Checks one walk of `items` items of `k_steps` steps on `programs` programs under `split`.
+void expect_every_step_once(const TailSplit& split, int32_t items, int32_t programs,
+                            int32_t k_steps) {
+  const auto pieces = walk_all(split, programs, k_steps);
+  std::vector<std::vector<int>> covered(items, std::vector<int>(k_steps, 0));
+  std::map<int32_t, std::pair<int, int>> heads, tails;  // slot -> (program, item)
+  for (int32_t p = 0; p < programs; ++p) {
+    int32_t whole_seen = 0;
+    for (const Piece& piece : pieces[p]) {
+      ASSERT_GE(piece.item, 0);
+      ASSERT_LT(piece.item, items);
+      ASSERT_GE(piece.k_steps, 1) << "no empty piece";
+      for (int32_t k = piece.k_begin; k < piece.k_begin + piece.k_steps; ++k) {
+        ASSERT_LT(k, k_steps);
+        ++covered[piece.item][k];
+      }
+      switch (piece.share) {
+        case Share::whole:
+          // Whole items in the persistent order p, p + G, ..., before any other piece.
+          EXPECT_EQ(piece.item, p + whole_seen * programs);
+          EXPECT_EQ(piece.k_begin, 0);
+          EXPECT_EQ(piece.k_steps, k_steps);
+          ++whole_seen;
+          break;
+        case Share::head:
+          EXPECT_GE(p, split.helpers) << "heads are the programs after the helpers";
+          EXPECT_EQ(piece.k_begin, 0) << "heads share their K offsets";
+          EXPECT_EQ(piece.k_steps, split.head_steps);
+          EXPECT_TRUE(heads.emplace(piece.slot, std::make_pair(p, piece.item)).second);
+          EXPECT_EQ(&piece, &pieces[p].back()) << "a head is a program's last piece";
+          break;
+        case Share::tail:
+          EXPECT_LT(p, split.helpers) << "only helpers take tails";
+          EXPECT_EQ(piece.k_begin, split.head_steps);
+          EXPECT_TRUE(tails.emplace(piece.slot, std::make_pair(p, piece.item)).second);
+          break;
+      }
+      EXPECT_EQ(piece.item - piece.slot == split.whole_items, piece.share != Share::whole)
+          << "slot j is the last round's item j";
+    }
+    if (split.on()) {
+      EXPECT_EQ(whole_seen, split.whole_items / programs) << "every program: the whole rounds";
+      EXPECT_LE(int64_t(pieces[p].size()) - whole_seen, split.tails_per_helper);
+    }
+  }
+  for (int32_t i = 0; i < items; ++i)
+    for (int32_t k = 0; k < k_steps; ++k)
+      ASSERT_EQ(covered[i][k], 1) << "item " << i << " step " << k;
+  EXPECT_EQ(int32_t(heads.size()), split.tail_items);
+  EXPECT_EQ(int32_t(tails.size()), split.tail_items);
+  for (const auto& [slot, head] : heads) {
+    ASSERT_TRUE(tails.count(slot)) << "slot " << slot;
+    EXPECT_EQ(tails[slot].second, head.second) << "a slot's head and tail are of one item";
+  }
+}
+
+TEST(TailSplit, EveryKStepOfEveryItemOnceOnEveryGrid) {
+  std::mt19937 rng(11);
+  int splits = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int32_t programs = 1 + int32_t(rng() % 140);
+    const int32_t items = 1 + int32_t(rng() % (5 * programs));
+    const int32_t k_steps = 1 + int32_t(rng() % 200);
+    const TailSplit split = plan_tail_split(items, programs, k_steps);
+    splits += split.on();
+    expect_every_step_once(split, items, programs, k_steps);
+  }
+  EXPECT_GT(splits, 100) << "the trials exercise the split";
+}
+
+TEST(TailSplit, WithoutASplitTheWalkIsThePersistentOne) {
+  const TailSplit none = plan_tail_split(100, 132, 64);  // fewer items than programs
+  EXPECT_FALSE(none.on());
+  EXPECT_EQ(none.whole_items, 100);
+  const auto pieces = walk_all(none, 132, 64);
+  for (int32_t p = 0; p < 132; ++p) {
+    ASSERT_EQ(pieces[p].size(), p < 100 ? 1u : 0u);
+    if (p < 100) {
+      EXPECT_EQ(pieces[p][0].item, p);
+    }
+  }
+  EXPECT_FALSE(plan_tail_split(528, 132, 172).on()) << "four whole rounds";
+  EXPECT_FALSE(plan_tail_split(128, 132, 32).on()) << "2048^3: one round, under the grid";
+}
+
+TEST(TailSplit, TheModelsChoicesForTheSuitesShapes) {
+  // 4096 x 4096 x 11008 on 128x256 tiles: 512 items, 132 programs, 172 K steps of 64.
+  const TailSplit long_k = plan_tail_split(512, 132, 172);
+  EXPECT_EQ(long_k.whole_items, 396);
+  EXPECT_EQ(long_k.tail_items, 116);
+  EXPECT_EQ(long_k.helpers, 16);
+  EXPECT_EQ(long_k.tails_per_helper, 8);
+  // Heads 158 + 2 = 160 steps, helpers 8 x (14 + 6) = 160; one step fewer and the helpers'
+  // 8 x 21 = 168 are the longer.
+  EXPECT_EQ(long_k.head_steps, 158);
+  // 4096 x 11008 x 4096: 1376 items, 56 in the last round, 76 helpers with one tail each: heads
+  // 34 + 2 steps, helpers 30 + 6.
+  const TailSplit wide = plan_tail_split(1376, 132, 64);
+  EXPECT_EQ(wide.tails_per_helper, 1);
+  EXPECT_EQ(wide.head_steps, 34);
+  // 8192^3: 2048 items, 68 in the last round, two tails per helper: heads 89 + 2, helpers
+  // 2 x (39 + 6).
+  EXPECT_EQ(plan_tail_split(2048, 132, 128).head_steps, 89);
+  // Eight tails per helper over 64 steps (4096^3), two over 16 (8192 x 8192 x 1024), one over 4:
+  // the tails cost as much as they save, so no split.
+  EXPECT_FALSE(plan_tail_split(512, 132, 64).on());
+  EXPECT_FALSE(plan_tail_split(2048, 132, 16).on());
+  EXPECT_FALSE(plan_tail_split(140, 132, 4).on());
+}
+
+TEST(TailSplit, ASplitShortensTheLastRoundByTheMinimumGain) {
+  // Where the model splits, both kinds of program finish the round at least kTailSplitMinGain
+  // steps before a whole tile would; one step more for the heads would cost the helpers that.
+  for (int32_t programs : {16, 66, 132})
+    for (int32_t items = programs + 1; items < 4 * programs; items += 7)
+      for (int32_t k_steps : {2, 3, 8, 16, 33, 64, 172}) {
+        const TailSplit s = plan_tail_split(items, programs, k_steps);
+        if (!s.on()) continue;
+        const int32_t heads = s.head_steps + kHeadFixupSteps;
+        const int32_t helpers = s.tails_per_helper * (k_steps - s.head_steps + kTailStoreSteps);
+        EXPECT_LE(heads, k_steps - kTailSplitMinGain) << items << " items, " << k_steps;
+        EXPECT_LE(helpers, k_steps - kTailSplitMinGain) << items << " items, " << k_steps;
+        EXPECT_GE(s.helpers * s.tails_per_helper, s.tail_items);
+        EXPECT_LT(s.helpers * (s.tails_per_helper - 1), s.tail_items) << "c = cdiv(T, H)";
+      }
+}
+
+}  // namespace
+}  // namespace tilegemm
