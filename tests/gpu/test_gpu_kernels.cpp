@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "gemm_check.hpp"
+#include "schedule/tail_split.hpp"
 
 namespace tilegemm {
 namespace {
@@ -354,6 +355,52 @@ TEST_F(GpuKernels, PersistentProgramsWithSeveralTilesEach) {
         WorkloadSpec general = general_epilogue_over_tiles(136, dtype, Activation::gelu, seed++);
         general.output_dtype = out;
         testing::expect_matches_reference(suited(general, kc), kc.options);
+      }
+    }
+  }
+}
+
+// The last round's split (schedule/tail_split.hpp): where the tiles leave the last round of
+// programs partly idle, each of that round's tiles is computed in two pieces, a head on one
+// program and a tail on a helper, which hands its fp32 partial sums over through a workspace.
+// For every sm90 config that splits (no cluster, no ping-pong), 520 x 1032 (partial edge tiles)
+// with 16 K steps, the last one partial (K = 1000 for BLOCK_SIZE_K 64; the tails take it), in
+// batches just large enough that the model splits on this GPU (asserted first, so the test cannot
+// pass without a split): D = alpha * AB (the route that splits: through TMA) in the default
+// output type and in fp32, and with column-major A and B.
+TEST_F(GpuKernels, LastRoundSplitIntoHeadsAndTails) {
+  if (!hopper()) GTEST_SKIP() << "sm90 runs only on compute capability 9.0";
+  const int sms = devices().front().sm_count;
+  constexpr int64_t kM = 520, kN = 1032;
+  uint64_t seed = 1100;
+  for (const KernelCase& kc : every_kernel_config()) {
+    const KernelConfig& c = *kc.options.config;
+    if (kc.options.kernel != "sm90" || c.cluster_m * c.cluster_n * c.split_k > 1 || ping_pong(c)) {
+      continue;
+    }
+    const int64_t k = 16 * c.block_k - 24, tiles = num_tiles(kM, kN, c.block_m, c.block_n);
+    int64_t batch = 1;
+    while (batch < 64 && !plan_tail_split(tiles * batch, sms, 16).on()) ++batch;
+    ASSERT_TRUE(plan_tail_split(tiles * batch, sms, 16).on())
+        << to_string(c) << ": no batch up to 64 splits";
+    for (DType dtype : kc.dtypes) {
+      std::vector<WorkloadSpec> cases;
+      WorkloadSpec plain = spec_of(kM, kN, k, dtype);
+      plain.alpha = 1.5f;
+      plain.batch_count = batch;
+      cases.push_back(plain);
+      if (plain.output_dtype != DType::fp32) {
+        cases.push_back(plain);
+        cases.back().output_dtype = DType::fp32;
+      }
+      if (dtype != DType::tf32) {  // tf32: K-major operands only
+        cases.push_back(plain);
+        cases.back().layout_a = Layout::col_major;
+        cases.back().layout_b = Layout::col_major;
+      }
+      for (WorkloadSpec& s : cases) {
+        s.seed = seed++;
+        testing::expect_matches_reference(suited(s, kc), kc.options);  // no refusal here
       }
     }
   }

@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <vector>
 
 #include "kernels/sm90/smem_layout.hpp"
 #include "kernels/sm90/tensor_map.hpp"
@@ -358,19 +359,30 @@ TEST(Sm90Layout, RingPlaceAfterAnyStepsIsWhereAnIncrementalWalkStands) {
 }
 
 // A model of one program's ring with two consumers that share every tile, step by step: the
-// producer fills K step g (of all the program's tiles in turn) once both consumers have freed
-// step g - stages; a consumer issues a step once it is filled, and after it frees the step before
-// (wgmma.wait_group 1), the tile's last one at the tile's end (wait_group 0). With the staggered
-// end, consumer 1 issues a tile's step k_steps - stagger only once consumer 0 has issued the
-// tile's last step (named barrier 5). True when every step of every tile gets issued. Also
-// checks the barrier's pairing: consumer 0's arrival for a tile must come after consumer 1 has
-// left the barrier for the tile before, or two arrivals of consumer 0 would complete a phase.
-bool staggered_ring_completes(int stages, int k_steps, int tiles, int stagger) {
-  const int total = k_steps * tiles;
+// producer fills K step g (of all the program's tiles in turn; tile t has steps[t] of them) once
+// both consumers have freed step g - stages; a consumer issues a step once it is filled, and
+// after it frees the step before (wgmma.wait_group 1), the tile's last one at the tile's end
+// (wait_group 0). With the staggered end, on a tile of more than `stagger` steps consumer 1
+// issues step steps[t] - stagger only once consumer 0 has issued the tile's last step (named
+// barrier 5). True when every step of every tile gets issued. Also checks the barrier's pairing:
+// consumer 0's arrival for a staggered tile must come after consumer 1 has left the barrier for
+// the staggered tile before, or two arrivals of consumer 0 would complete a phase.
+bool staggered_ring_completes(int stages, const std::vector<int>& steps, int stagger) {
+  std::vector<int> tile_of, step_of, ordinal_of;  // per step of the walk; ordinal: -1 unstaggered
+  int staggered_tiles = 0;
+  for (int t = 0; t < int(steps.size()); ++t) {
+    const bool staggered = stagger > 0 && steps[t] > stagger;
+    for (int kt = 0; kt < steps[t]; ++kt) {
+      tile_of.push_back(t), step_of.push_back(kt);
+      ordinal_of.push_back(staggered ? staggered_tiles : -1);
+    }
+    staggered_tiles += staggered;
+  }
+  const int total = int(tile_of.size());
   int filled = 0;               // steps the producer has filled
   int issued[2] = {0, 0};       // steps each consumer has issued
   int freed[2] = {0, 0};        // steps each consumer has freed (a prefix)
-  int passed = 0, awaited = 0;  // tiles consumer 0 arrived for, consumer 1 left the barrier for
+  int passed = 0, awaited = 0;  // staggered tiles consumer 0 arrived for, consumer 1 left
   for (bool moved = true; moved;) {
     moved = false;
     if (filled < total && (filled < stages || std::min(freed[0], freed[1]) > filled - stages)) {
@@ -379,15 +391,15 @@ bool staggered_ring_completes(int stages, int k_steps, int tiles, int stagger) {
     for (int c = 0; c < 2; ++c) {
       const int g = issued[c];
       if (g == total || g >= filled) continue;
-      const int tile = g / k_steps, kt = g % k_steps;
-      if (stagger > 0 && c == 1 && kt == k_steps - stagger) {
-        if (passed <= tile) continue;  // waits at the barrier
-        if (awaited == tile) ++awaited;
+      const int k_steps = steps[tile_of[g]], kt = step_of[g], ordinal = ordinal_of[g];
+      if (ordinal >= 0 && c == 1 && kt == k_steps - stagger) {
+        if (passed <= ordinal) continue;  // waits at the barrier
+        if (awaited == ordinal) ++awaited;
       }
       ++issued[c], moved = true;
       freed[c] = kt == k_steps - 1 ? g + 1 : g;  // the previous step; the tile's last at its end
-      if (stagger > 0 && c == 0 && kt == k_steps - 1) {
-        if (awaited < tile) return false;  // a second arrival before consumer 1 left the first
+      if (ordinal >= 0 && c == 0 && kt == k_steps - 1) {
+        if (awaited < ordinal) return false;  // a second arrival before consumer 1 left the first
         ++passed;
       }
     }
@@ -403,16 +415,25 @@ TEST(Sm90Layout, StaggeredEndsNeverStallTheRing) {
   EXPECT_EQ(stagger_steps(1, false, 1, 8), 0);  // one consumer
   EXPECT_EQ(stagger_steps(2, true, 1, 5), 0);   // ping-pong
   EXPECT_EQ(stagger_steps(2, false, 2, 6), 0);  // split-K
+  std::mt19937 rng(5);
   for (int stages : {2, 3, 4, 5, 6, 8}) {
     const int stagger = stagger_steps(2, false, 1, stages);
     for (int k_steps = stagger + 1; k_steps <= 40; ++k_steps)
       for (int tiles : {1, 2, 5}) {
-        ASSERT_TRUE(staggered_ring_completes(stages, k_steps, tiles, stagger))
+        const std::vector<int> steps(tiles, k_steps);
+        ASSERT_TRUE(staggered_ring_completes(stages, steps, stagger))
             << stages << " stages, " << k_steps << " K steps, " << tiles << " tiles";
-        ASSERT_TRUE(staggered_ring_completes(stages, k_steps, tiles, 0));
+        ASSERT_TRUE(staggered_ring_completes(stages, steps, 0));
       }
+    // Tiles of different lengths, some too short to stagger (a tail split's heads and tails,
+    // schedule/tail_split.hpp).
+    for (int trial = 0; trial < 200; ++trial) {
+      std::vector<int> steps(1 + rng() % 8);
+      for (int& s : steps) s = 1 + int(rng() % 24);
+      ASSERT_TRUE(staggered_ring_completes(stages, steps, stagger)) << stages << " stages";
+    }
     // One step more and the ring stalls: the waiting consumer holds a stage the other needs.
-    EXPECT_FALSE(staggered_ring_completes(stages, stages + 1, 1, stages)) << stages << " stages";
+    EXPECT_FALSE(staggered_ring_completes(stages, {stages + 1}, stages)) << stages << " stages";
   }
 }
 

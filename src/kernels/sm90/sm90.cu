@@ -1,8 +1,10 @@
 // The Hopper kernel: config matching, the checks that decide whether TMA can take a problem, and
 // launch. The kernel is in sm90.cuh; its instantiations in sm90_<fp16|bf16|tf32>.cu.
 #include <algorithm>
+#include <atomic>
 #include <climits>
 
+#include "kernels/memory_pool.hpp"
 #include "kernels/sm90/sm90.cuh"
 
 namespace tilegemm::sm90 {
@@ -88,7 +90,57 @@ int compiled_slabs(const KernelConfig& c) {
   return std::max(1, c.block_k / block_k_for(tf32 ? 4 : 2));
 }
 
+// A flag value for one launch's tail split (TailSplitWork): splitmix64 of a count of launches,
+// so distinct for every launch of the process (splitmix64 is a bijection), and as unlike any
+// other word left in the pool's memory (operand copies) as a random 64-bit value.
+unsigned long long next_flag_key() {
+  static std::atomic<uint64_t> launches{0};
+  for (;;) {
+    uint64_t z = launches.fetch_add(1) + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    if (z != 0) return z;  // fresh memory holds zeros
+  }
+}
+
 }  // namespace
+
+Status TailSplitWorkspace::make(int tile_values, int consumers, cudaStream_t stream,
+                                TailSplitWork* work) {
+  const int64_t slots = work->plan.tail_items;
+  const size_t sums_bytes = size_t(slots) * size_t(tile_values) * sizeof(float);
+  const size_t bytes = sums_bytes + size_t(slots) * size_t(consumers) * sizeof(unsigned long long);
+  int device = 0;
+  if (Status s = cuda_status(cudaGetDevice(&device), "sm90 tail split: cudaGetDevice"); !s.ok()) {
+    return s;
+  }
+  cudaMemPool_t pool = nullptr;
+  if (Status s = gpu::library_pool(device, &pool); !s.ok()) return s;
+  const cudaError_t allocated = cudaMallocFromPoolAsync(&memory_, bytes, pool, stream);
+  if (allocated == cudaErrorMemoryAllocation) {
+    // The launch goes without the split; the error is cleared so that the launch check after
+    // it does not report it.
+    cudaGetLastError();
+    memory_ = nullptr;
+    work->plan = no_tail_split(int64_t(work->plan.whole_items) + work->plan.tail_items);
+    return Status::success();
+  }
+  if (Status s = cuda_status(allocated, "sm90 tail split: cudaMallocFromPoolAsync"); !s.ok()) {
+    return s;
+  }
+  stream_ = stream;
+  work->partials = static_cast<float4*>(memory_);
+  work->flags = reinterpret_cast<unsigned long long*>(static_cast<char*>(memory_) + sums_bytes);
+  work->key = next_flag_key();
+  return Status::success();
+}
+
+TailSplitWorkspace::~TailSplitWorkspace() {
+  // Stream-ordered: the memory returns to the pool once the launch that uses it has run.
+  if (memory_) cudaFreeAsync(memory_, stream_);
+}
+
 }  // namespace tilegemm::sm90
 
 namespace tilegemm::gpu {

@@ -23,8 +23,11 @@
 //   schedule   persistent: one CTA per SM walks work items blockIdx.x, + gridDim.x, ... in the
 //              library's grouped order (schedule/tile_order.hpp: persistent_tile). The producer
 //              runs ahead into the next tile while the consumers finish the last one, so the
-//              epilogue of one tile overlaps the loads of the next. Split-K configs (/k2) give
-//              each tile a cluster of two CTAs, each taking half of the K steps.
+//              epilogue of one tile overlaps the loads of the next. Where the tiles leave the
+//              last round of programs partly idle, its tiles' K steps are shared out: each
+//              tile's head to one program, its tail to a helper that leaves fp32 partial sums in
+//              a workspace (schedule/tail_split.hpp). Split-K configs (/k2) give each tile a
+//              cluster of two CTAs, each taking half of the K steps.
 //   mainloop   per slab of a stage, each consumer issues 4 x (WM/64) wgmma m64nBNk16 (k8 for
 //              tf32), commits the stage's, and waits until only this stage's group is in
 //              flight, then frees the previous stage. Two consumers that share a tile end its K
@@ -60,6 +63,7 @@
 #include "kernels/sm90/smem_layout.hpp"
 #include "kernels/sm90/tensor_map.hpp"
 #include "kernels/sm90/wgmma_ops.cuh"
+#include "schedule/tail_split.hpp"
 
 namespace tilegemm::sm90 {
 
@@ -220,6 +224,29 @@ constexpr int kStaggerSteps = stagger_steps(S::kConsumers, S::kPingPong, S::kSpl
 // (docs/perf-notes.md, sm90 v24).
 constexpr int kEarlySteps = 2;
 
+// Kernels whose last round may be split (schedule/tail_split.hpp): programs on their own, whose
+// consumers share each tile (in a cluster the programs' tiles would have to split alike; in
+// ping-pong the consumers take whole tiles in turn), compiled for the tma route alone (PLAIN,
+// D = alpha * AB). In the kernels that hold the general epilogue, 256x128's have no register to
+// spare: with the head's adds of the sums ptxas spilled there (docs/perf-notes.md, sm90 v31).
+template <class S, bool kPlain>
+constexpr bool kTailSplits = S::kClusterSize == 1 && !S::kPingPong && kPlain;
+
+// The tail split as a launch gets it: the plan, and the workspace of its tail_items slots. Slot
+// j holds the tail's fp32 partial sums of the last round's item j, BM x BN of them in the order
+// the consumers' threads hold them (float4 v of wgmma tile i of thread t of consumer c at
+// (i * BN / 8 + v) * consumers * 128 + 128c + t, so that each warp's accesses are 512 contiguous
+// bytes), and a flag per consumer, flags[j * consumers + c], that the tail sets to `key` once its
+// sums are there and the head clears once it has seen it. `key` is new for each launch
+// (next_flag_key in sm90.cu), so a flag left in the pool's memory by an earlier launch, or any
+// other word there, does not match it, and the workspace needs no clearing before a launch.
+struct TailSplitWork {
+  TailSplit plan;
+  float4* partials = nullptr;
+  unsigned long long* flags = nullptr;
+  unsigned long long key = 0;
+};
+
 // ---- device helpers ----------------------------------------------------------------------------
 
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
@@ -277,6 +304,22 @@ __device__ __forceinline__ void load_tile(const CUtensorMap& map, OperandTile ti
                                       coords, full);
     }
   }
+}
+
+// The tail split's hand-over (TailSplitWork). A tail's consumer stores its sums, meets its
+// warpgroup at a barrier, and then one thread raises the flag with a release at GPU scope, which
+// orders the warpgroup's stores before it; the head's first thread waits with an acquire (its
+// warpgroup's barrier then orders the loads of the sums after that) and clears the flag, so that
+// a launch replayed with the same key (captured in a CUDA graph) finds it clear.
+__device__ __forceinline__ void raise_flag(unsigned long long* flag, unsigned long long key) {
+  asm volatile("st.release.gpu.global.u64 [%0], %1;\n" ::"l"(flag), "l"(key) : "memory");
+}
+__device__ __forceinline__ void take_flag(unsigned long long* flag, unsigned long long key) {
+  unsigned long long seen = 0;
+  do {
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(seen) : "l"(flag) : "memory");
+  } while (seen != key);
+  asm volatile("st.relaxed.gpu.global.u64 [%0], 0;\n" ::"l"(flag) : "memory");
 }
 
 // Starts fetching a tensor map (a kernel parameter) into the cache that TMA reads descriptors
@@ -930,7 +973,8 @@ template <typename T, class S, bool A_MN, bool B_MN, bool PLAIN>
 __global__ void __launch_bounds__(S::kThreads, 1)
     sm90_gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
               const __grid_constant__ CUtensorMap map_d, const __grid_constant__ CUtensorMap map_c,
-              GemmArgs args, bool pairs, StoreRoute launch_route, bool launch_c_tma) {
+              GemmArgs args, bool pairs, StoreRoute launch_route, bool launch_c_tma,
+              TailSplitWork split) {
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
   const StoreRoute route = PLAIN ? StoreRoute::tma : launch_route;
   const bool c_tma = !PLAIN && launch_c_tma;
@@ -970,26 +1014,39 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   const auto rank_m = [&] { return S::kClusterM > 1 ? rank_mn() % S::kClusterM : 0; };
   const auto rank_n = [&] { return S::kClusterN > 1 ? rank_mn() / S::kClusterM : 0; };
   const auto rank_k = [&] { return S::kSplitK > 1 ? rank() : 0; };
-  // The persistent walk: this program's cluster takes work items first, first + step, ... below
-  // `count`, and tiles.tile(item, rank_mn()) says which tile each is. All in 32 bits
-  // (problem_check), which saves the consumers registers and the program's start a 64-bit
-  // division subroutine.
-  struct Walk {
-    PersistentTiles tiles;
-    int first, step, count;
+  // This program's number in the persistent walk (its cluster's), read from the special register
+  // wherever needed: kept in a register, it and what the walk works out from it stay live
+  // through every K loop (ProgramWalk).
+  const auto program = [] {
+    uint32_t cta;
+    asm volatile("mov.u32 %0, %%ctaid.x;\n" : "=r"(cta));
+    return int(cta) / kCluster;
   };
-  const auto walk = [&] {
-    const PersistentTiles tiles(args.m, args.n, S::BM, S::BN, args.group_size_m, S::kClusterM,
-                                S::kClusterN);
-    return Walk{tiles, int(blockIdx.x) / kCluster, int(gridDim.x) / kCluster,
-                tiles.items(args.batch_count)};
-  };
-  // This program's K steps of every tile: k_begin .. k_begin + k_steps - 1 (split-K: its share,
-  // the first program's rounded up; the last one's may be empty when K is one step).
+  // This program's K steps of every whole tile: k_begin .. k_begin + k_steps - 1 (split-K: its
+  // share, the first program's rounded up; the last one's may be empty when K is one step).
   const int k_tiles = int(cdiv(args.k, S::BK));
   const int k_share = (k_tiles + S::kSplitK - 1) / S::kSplitK;
   const int k_begin = S::kSplitK == 1 ? 0 : min(rank_k() * k_share, k_tiles);
   const int k_steps = S::kSplitK == 1 ? k_tiles : min(k_share, k_tiles - k_begin);
+  // The persistent walk: this program's cluster takes work items pieces.first(program()),
+  // pieces.next(program(), item), ... until -1 (items first, first + step, ..., then the last
+  // round's split as the host planned it: schedule/tail_split.hpp), with pieces.piece(program(),
+  // item) saying which K steps of the item it takes, and tiles.tile(item, rank_mn()) which tile
+  // the item is. All in 32 bits (problem_check), which saves the consumers registers and the
+  // program's start a 64-bit division subroutine.
+  struct Walk {
+    PersistentTiles tiles;
+    ProgramWalk pieces;
+  };
+  const auto walk = [&] {
+    const PersistentTiles tiles(args.m, args.n, S::BM, S::BN, args.group_size_m, S::kClusterM,
+                                S::kClusterN);
+    // A kernel that never splits walks whole items alone, and its walk folds at compile time
+    // to items p, p + G, ...
+    const TailSplit plan =
+        kTailSplits<S, PLAIN> ? split.plan : no_tail_split(split.plan.whole_items);
+    return Walk{tiles, ProgramWalk{plan, int(gridDim.x) / kCluster, k_begin, k_steps}};
+  };
 
   // The producer's loads of K step kt of `work` into `stage`: this program's part of A's tile,
   // multicast to the programs of its cluster row (which share A), and its part of B's, multicast
@@ -1019,7 +1076,8 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   };
   // Unless A or B is multicast, thread 0 loads the first tile's first kEarlySteps K steps as soon
   // as it has initialised the barriers, before the barrier below and setmaxnreg. (A multicast
-  // writes into the partner's stages, whose barriers must be initialised first.)
+  // writes into the partner's stages, whose barriers must be initialised first.) A program's
+  // first piece is a whole tile (a tail split leaves whole rounds before the last).
   const int early_steps = S::kClusterMN == 1 ? min(k_steps, kEarlySteps) : 0;
   if (threadIdx.x == 0) {
     // The descriptors' fetch overlaps the set-up below instead of the first loads and stores.
@@ -1040,8 +1098,9 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
     if (early_steps > 0) {
       const Walk w = walk();  // every program has a first item: the grid is no larger than that
-      const BatchedTile work = w.tiles.tile(w.first, 0);
-      for (int i = 0; i < early_steps; ++i) load_step(work, k_begin + i, i);
+      const Piece first = w.pieces.piece(program(), w.pieces.first(program()));
+      const BatchedTile work = w.tiles.tile(first.item, 0);
+      for (int i = 0; i < early_steps; ++i) load_step(work, first.k_begin + i, i);
     }
   }
   if constexpr (kCluster > 1) {
@@ -1058,16 +1117,19 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       int stage = early_steps % S::kStages;
       uint32_t phase = early_steps / S::kStages;
       const Walk w = walk();
-      for (int item = w.first; item < w.count; item += w.step) {
+      int issued = early_steps;  // of the first piece
+      for (int item = w.pieces.first(program()); item >= 0; item = w.pieces.next(program(), item)) {
+        const Piece piece = w.pieces.piece(program(), item);
         const BatchedTile work = w.tiles.tile(item, rank_mn());
-        for (int i = item == w.first ? early_steps : 0; i < k_steps; ++i) {
+        for (int i = issued; i < piece.k_steps; ++i) {
           // A fresh barrier counts as having completed the phase before its first, so the first
           // pass over the ring does not wait. In a cluster this also waits for the other
           // programs' consumers: the multicast below writes into their stage too.
           wait_barrier(&empty[stage], phase ^ 1);
-          load_step(work, k_begin + i, stage);
+          load_step(work, piece.k_begin + i, stage);
           if (++stage == S::kStages) stage = 0, phase ^= 1;
         }
+        issued = 0;
       }
     }
   } else {
@@ -1090,31 +1152,46 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     constexpr bool kFp32CInBuffers = S::kMmaM == 1 || S::kPingPong;
     const bool c_in_buffers = c_tma && (kFp32CInBuffers || args.epilogue.d.dtype != DType::fp32);
     SourceC source_c{&map_c, &c_full[consumer]};  // C's chunks, with c_tma (finish_tma)
-    // The K step at which they are stored: late enough that the stores issued at the end of the
-    // last tile have read their buffers (two K steps, ~1.4 us at 128x256), early enough for any K.
-    const int held_store_step = k_steps > 2 ? 2 : k_steps - 1;
     float acc[S::kMmaM][S::BN / 2];
+    // Partial sums leave and arrive as float4 v of wgmma tile i, at (i * kVectors + v) *
+    // kMathThreads + 128 * consumer + the thread's place in its warpgroup (split-K's in the first
+    // program's shared memory, the tail split's in its workspace; TailSplitWork). Worked out
+    // where used: a value kept from here would be one more register through the K loop.
+    constexpr int kMathThreads = S::kConsumers * 128;
+    constexpr int kVectors = S::BN / 8;  // per 64-row wgmma tile
+    const auto vector_at = [](int i, int v) {
+      return (i * kVectors + v) * kMathThreads + int(threadIdx.x) - 128;
+    };
     const Walk w = walk();
-    // Ping-pong: the consumer takes every other item of the program's walk, from its own number
-    // on (`turn` counts the walk's items), and owns all rows of its tiles.
+    // Ping-pong: the consumer takes every other piece of the program's walk (whole items: no
+    // split there), from its own number on (`turn` counts the walk's pieces), and owns all rows
+    // of its tiles.
     constexpr int kTurns = S::kPingPong ? 2 : 1;
     int turn = S::kPingPong ? consumer : 0;
     const int my_row = S::kPingPong ? 0 : consumer * S::WM;
-    for (int item = w.first + turn * w.step; item < w.count; item += kTurns * w.step) {
+    const auto next = [&](int item) { return w.pieces.next(program(), item); };
+    int item = w.pieces.first(program());
+    if (S::kPingPong && consumer == 1) item = next(item);
+    for (; item >= 0; item = S::kPingPong ? next(next(item)) : next(item)) {
       const BatchedTile work = w.tiles.tile(item, rank_mn());
+      const int steps = w.pieces.steps_of(program(), item);
       if constexpr (S::kPingPong) {
         // The ring's place at this item's first K step, past the other consumer's steps: the
         // producer loaded k_steps for each item before it.
-        const RingPlace place = ring_place(int64_t(turn) * k_steps, S::kStages);
+        const RingPlace place = ring_place(int64_t(turn) * steps, S::kStages);
         stage = place.stage;
         phase = place.phase;
+        if (turn > 0) await_turn(consumer);  // all but the program's first item
         turn += kTurns;
-        if (item != w.first) await_turn(consumer);
       }
-      // The staggered end (kStaggerSteps), where the tile has more K steps than that.
-      const bool staggered = kStaggerSteps<S> > 0 && k_steps > kStaggerSteps<S>;
-      for (int kt = 0; kt < k_steps; ++kt) {
-        if (staggered && consumer == 1 && kt == k_steps - kStaggerSteps<S>) await_stagger();
+      // The K step at which the last tile's held chunks are stored: late enough that the stores
+      // issued at the end of the last tile have read their buffers (two K steps, ~1.4 us at
+      // 128x256), early enough for any K.
+      const int held_store_step = steps > 2 ? 2 : steps - 1;
+      // The staggered end (kStaggerSteps), where the piece has more K steps than that.
+      const bool staggered = kStaggerSteps<S> > 0 && steps > kStaggerSteps<S>;
+      for (int kt = 0; kt < steps; ++kt) {
+        if (staggered && consumer == 1 && kt == steps - kStaggerSteps<S>) await_stagger();
         wait_barrier(&full[stage], phase);
         wgmma_fence();
 #pragma unroll
@@ -1130,7 +1207,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
             }
         }
         wgmma_commit();
-        if (staggered && consumer == 0 && kt == k_steps - 1) pass_stagger();
+        if (staggered && consumer == 0 && kt == steps - 1) pass_stagger();
         // This stage's group may still run; the previous stage's has finished reading.
         wgmma_wait<1>();
         if (kt > 0) release_stage<S::kClusterMN>(&empty[previous], lane, signals);
@@ -1142,8 +1219,10 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         }
         // The same step asks for the first chunks of this tile's C, once the last tile's stores
         // have read the buffers, if the tile has rows in the matrix and this program writes it.
-        if (c_in_buffers && kt == held_store_step && work.tile.pid_m * S::BM < args.m &&
-            work.tile.pid_n * S::BN < args.n && (S::kSplitK == 1 || rank_k() == 0)) {
+        if (c_in_buffers && kt == held_store_step &&
+            w.pieces.piece(program(), item).share != Share::tail &&
+            work.tile.pid_m * S::BM < args.m && work.tile.pid_n * S::BN < args.n &&
+            (S::kSplitK == 1 || rank_k() == 0)) {
           const int row0 = int(work.tile.pid_m * S::BM) + my_row;
           const int col0 = int(work.tile.pid_n * S::BN);
           // As many chunks of C as there are buffers, of 64 x 64 (16-bit) or 64 x 32 (fp32).
@@ -1164,9 +1243,9 @@ __global__ void __launch_bounds__(S::kThreads, 1)
       }
       // Ping-pong: the next item of the walk, if any, is the other consumer's.
       if constexpr (S::kPingPong) {
-        if (item < w.count - w.step) pass_turn(consumer);
+        if (next(item) >= 0) pass_turn(consumer);
       }
-      if (S::kSplitK == 1 || k_steps > 0) {
+      if (S::kSplitK == 1 || steps > 0) {
         wgmma_wait<0>();
         release_stage<S::kClusterMN>(&empty[previous], lane, signals);
 #pragma unroll
@@ -1177,35 +1256,59 @@ __global__ void __launch_bounds__(S::kThreads, 1)
 #pragma unroll
           for (int j = 0; j < S::BN / 2; ++j) acc[i][j] = 0.0f;
       }
-      if constexpr (S::kSplitK > 1) {
-        // The cluster's one tile (see Sm90Shape): thread t of consumer c holds the same elements
-        // of it in every program; its sums travel in float4 slots v * kMathThreads + 128c + t, so
-        // that each warp's stores and loads are 512 consecutive bytes. The others store theirs into
-        // the first program's `partials`, every thread of the cluster meets at barrier.cluster
-        // (its release and acquire order the stores before the loads), the first one adds them.
-        const int slot = consumer * 128 + threadIdx.x % 128;
-        constexpr int kMathThreads = S::kConsumers * 128;
-        constexpr int kVectors = S::BN / 8;  // per 64-row wgmma tile
-        if (rank_k() != 0) {
-          float4* const to = static_cast<float4*>(__cluster_map_shared_rank(partials, 0));
-#pragma unroll
-          for (int i = 0; i < S::kMmaM; ++i)
-#pragma unroll
-            for (int v = 0; v < kVectors; ++v) {
-              to[(i * kVectors + v) * kMathThreads + slot] = make_float4(
-                  acc[i][4 * v], acc[i][4 * v + 1], acc[i][4 * v + 2], acc[i][4 * v + 3]);
-            }
-        }
-        cluster_sync();
-        if (rank_k() != 0) continue;  // the first program writes D
+      // Partial sums out of and into the accumulators: store(at, value) for each float4,
+      // value = load(at) added.
+      const auto send_sums = [&](auto store) {
 #pragma unroll
         for (int i = 0; i < S::kMmaM; ++i)
 #pragma unroll
           for (int v = 0; v < kVectors; ++v) {
-            const float4 p = partials[(i * kVectors + v) * kMathThreads + slot];
+            store(vector_at(i, v), make_float4(acc[i][4 * v], acc[i][4 * v + 1], acc[i][4 * v + 2],
+                                               acc[i][4 * v + 3]));
+          }
+      };
+      const auto add_sums = [&](auto load) {
+#pragma unroll
+        for (int i = 0; i < S::kMmaM; ++i)
+#pragma unroll
+          for (int v = 0; v < kVectors; ++v) {
+            const float4 p = load(vector_at(i, v));
             acc[i][4 * v] += p.x, acc[i][4 * v + 1] += p.y;
             acc[i][4 * v + 2] += p.z, acc[i][4 * v + 3] += p.w;
           }
+      };
+      if constexpr (S::kSplitK > 1) {
+        // The cluster's one tile (see Sm90Shape): thread t of consumer c holds the same elements
+        // of it in every program. The others store their sums into the first program's
+        // `partials`, every thread of the cluster meets at barrier.cluster (its release and
+        // acquire order the stores before the loads), the first one adds them.
+        if (rank_k() != 0) {
+          float4* const to = static_cast<float4*>(__cluster_map_shared_rank(partials, 0));
+          send_sums([&](int at, float4 value) { to[at] = value; });
+        }
+        cluster_sync();
+        if (rank_k() != 0) continue;  // the first program writes D
+        add_sums([&](int at) { return partials[at]; });
+      }
+      if constexpr (kTailSplits<S, PLAIN>) {
+        // The last round's split: a tail leaves its sums in the item's slot and raises its
+        // flag; the head waits for the flag and adds them (TailSplitWork). Through L2 (.cg):
+        // the sums were written during this launch.
+        // The slot's sums and this consumer's flag are worked out where used, from the item.
+        if (const Share share = w.pieces.piece(program(), item).share; share != Share::whole) {
+          const auto slot = [&] { return item - split.plan.whole_items; };
+          const auto sums = [&] { return split.partials + int64_t(slot()) * (S::BM * S::BN / 4); };
+          const auto flag = [&] { return split.flags + slot() * S::kConsumers + consumer; };
+          if (share == Share::tail) {
+            send_sums([&](int at, float4 value) { __stcg(sums() + at, value); });
+            consumer_barrier(consumer);
+            if (threadIdx.x % 128 == 0) raise_flag(flag(), split.key);
+            continue;
+          }
+          if (threadIdx.x % 128 == 0) take_flag(flag(), split.key);
+          consumer_barrier(consumer);
+          add_sums([&](int at) { return __ldcg(sums() + at); });
+        }
       }
       // Below or right of the matrix (clusters' last row or column): nothing to write.
       if (work.tile.pid_m * S::BM >= args.m || work.tile.pid_n * S::BN >= args.n) continue;
@@ -1323,11 +1426,29 @@ Status max_active_clusters(Kernel* kernel, int device, int cluster_size, int sha
   return Status::success();
 }
 
+// The tail split's workspace for one launch (TailSplitWork): `work->plan.tail_items` slots of
+// `tile_values` fp32 sums and `consumers` flags each, taken from the library's memory pool on
+// `stream` and given back, stream-ordered, when this goes out of scope after the launch. Without
+// device memory for it, the launch goes without the split (work->plan becomes no_tail_split).
+class TailSplitWorkspace {
+ public:
+  TailSplitWorkspace() = default;
+  TailSplitWorkspace(const TailSplitWorkspace&) = delete;
+  TailSplitWorkspace& operator=(const TailSplitWorkspace&) = delete;
+  ~TailSplitWorkspace();
+  Status make(int tile_values, int consumers, cudaStream_t stream, TailSplitWork* work);
+
+ private:
+  void* memory_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+};
+
 // Launches the instantiation for input type T and compiled shape S; the caller matched the
 // config and checked the problem (can_implement). The operands' majorness picks one of four,
 // and the store route the plain or the whole-epilogue form of that one (sm90_gemm's PLAIN).
-// Persistent: as many programs as SMs (clusters: as many as fit), none with nothing to do;
-// split-K: a cluster per tile.
+// Persistent: as many programs as SMs (clusters: as many as fit), none with nothing to do, and
+// the last round split where the model gains (kTailSplits, schedule/tail_split.hpp); split-K: a
+// cluster per tile.
 template <class S, typename T>
 Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
   const OperandShape a = operand_a(args), b = operand_b(args);
@@ -1374,12 +1495,21 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
     }
     // Split-K takes one tile per cluster (see Sm90Shape): a cluster for every tile.
     const int64_t clusters = S::kSplitK > 1 || items < slots ? items : slots;
+    TailSplitWork split;
+    split.plan = kTailSplits<S, true> && route == StoreRoute::tma
+                     ? plan_tail_split(items, clusters, cdiv(args.k, S::BK))
+                     : no_tail_split(items);
+    TailSplitWorkspace workspace;  // given back after the launch
+    if (split.plan.on()) {
+      status = workspace.make(S::BM * S::BN, S::kConsumers, stream, &split);
+      if (!status.ok()) return;
+    }
     cudaLaunchAttribute cluster;
     const cudaLaunchConfig_t config = launch_config(
         int(clusters * S::kClusterSize), S::kClusterSize, S::kThreads, kSmem, stream, &cluster);
-    status = cuda_status(
-        cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_d, map_c, args, pairs, route, c_tma),
-        "sm90_gemm: cudaLaunchKernelEx");
+    status = cuda_status(cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_d, map_c, args,
+                                            pairs, route, c_tma, split),
+                         "sm90_gemm: cudaLaunchKernelEx");
     if (status.ok()) status = check_launch("sm90_gemm");
   };
   // tf32 has only the K-major instantiation (problem_check refuses the others).
