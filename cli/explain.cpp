@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "schedule/tail_split.hpp"
 #include "schedule/tile_order.hpp"
 #include "schedule/wave_traffic.hpp"
 
@@ -206,6 +207,25 @@ void explain_command(const ExplainOptions& o) {
       "  fewest bytes in the first wave: GROUP_SIZE_M=%lld (the one above on a tie); the rules\n"
       "  pick it for the persistent sm90 kernel, whose wave is one program per SM\n",
       (long long)l2_group_size(o.m, o.n, bm, bn, wave, o.group));
+  // A partial last round of a persistent grid (one program per SM): how the sm90 kernel would
+  // share it out (schedule/tail_split.hpp).
+  if (const int64_t last = programs % wave; programs > wave && last != 0) {
+    const int64_t k_steps = cdiv(o.k, bk);
+    const TailSplit split = plan_tail_split(programs, wave, k_steps);
+    std::printf("\nlast round: %lld tiles for %lld programs of a persistent grid; ",
+                (long long)last, (long long)wave);
+    if (!split.on()) {
+      std::printf("not split: over %lld K steps its tails would cost what they save\n",
+                  (long long)k_steps);
+    } else {
+      std::printf(
+          "the sm90 kernel (D = alpha*AB, no cluster or ping-pong) would split each tile:\n"
+          "  heads: K steps 0..%d of %lld on programs %d..%lld, then the tail's sums added\n"
+          "  tails: K steps %d..%lld on programs 0..%d, %d tiles each, sums through a workspace\n",
+          split.head_steps - 1, (long long)k_steps, split.helpers, (long long)wave - 1,
+          split.head_steps, (long long)k_steps - 1, split.helpers - 1, split.tails_per_helper);
+    }
+  }
   if (o.choice) print_config_choice(o, dtype);
 }
 

@@ -69,6 +69,23 @@ TEST(CliExplain, NamesTheGroupSizeWithTheFewestBytesPerWave) {
       << r.output;
 }
 
+TEST(CliExplain, SaysHowThePersistentKernelSplitsAPartialLastRound) {
+  // 512 tiles of 128x256 on 132 SMs: 116 in the last round, 172 K steps of 64.
+  Result r = run_cli("explain 4096 4096 11008 --block 128x256x64 --group 16 --wave 132");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("last round: 116 tiles for 132 programs"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("heads: K steps 0..157 of 172 on programs 16..131"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("tails: K steps 158..171 on programs 0..15, 8 tiles each"),
+            std::string::npos)
+      << r.output;
+  // The same round over 64 K steps is not split; a grid of whole rounds has no last round.
+  r = run_cli("explain 4096 4096 4096 --block 128x256x64 --group 16 --wave 132");
+  EXPECT_NE(r.output.find("not split: over 64 K steps"), std::string::npos) << r.output;
+  r = run_cli("explain 4224 4096 4096 --block 128x256x64 --group 16 --wave 132");
+  EXPECT_EQ(r.output.find("last round"), std::string::npos) << r.output;
+}
+
 TEST(CliExplain, RowOrderIsAvailable) {
   const Result r = run_cli("explain 1024 768 128 --block 128x64x32 --pid 60 --order row --wave 8");
   EXPECT_EQ(r.exit_code, 0);
