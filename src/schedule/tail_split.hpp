@@ -1,4 +1,4 @@
-// The last wave's split ("tail split"): how a persistent grid shares out the tiles that do not
+// The last round's split ("tail split"): how a persistent grid shares out the tiles that do not
 // fill a whole round of programs.
 //
 // A persistent grid of G programs walks its work items p, p + G, p + 2G, ... (tile_order.hpp:
