@@ -364,9 +364,10 @@ TEST_F(GpuKernels, PersistentProgramsWithSeveralTilesEach) {
 // programs partly idle, each of that round's tiles is computed in two pieces, a head on one
 // program and a tail on a helper, which hands its fp32 partial sums over through a workspace.
 // For every sm90 config that splits (no cluster, no ping-pong), 520 x 1032 (partial edge tiles)
-// with 16 K steps, the last one partial (K = 1000 for BLOCK_SIZE_K 64; the tails take it), in
-// batches just large enough that the model splits on this GPU (asserted first, so the test cannot
-// pass without a split): D = alpha * AB (the route that splits: through TMA) in the default
+// with 24 or 32 K steps, the last one partial (K = 1512 or 2024 for BLOCK_SIZE_K 64; the tails
+// take it), in the smallest batch for which the model splits with at least two tails per helper
+// on this GPU, so that helpers also run a tail after a tail (asserted first: the test cannot
+// pass without that split): D = alpha * AB (the route that splits: through TMA) in the default
 // output type and in fp32, and with column-major A and B.
 TEST_F(GpuKernels, LastRoundSplitIntoHeadsAndTails) {
   if (!hopper()) GTEST_SKIP() << "sm90 runs only on compute capability 9.0";
@@ -378,11 +379,17 @@ TEST_F(GpuKernels, LastRoundSplitIntoHeadsAndTails) {
     if (kc.options.kernel != "sm90" || c.cluster_m * c.cluster_n * c.split_k > 1 || ping_pong(c)) {
       continue;
     }
-    const int64_t k = 16 * c.block_k - 24, tiles = num_tiles(kM, kN, c.block_m, c.block_n);
-    int64_t batch = 1;
-    while (batch < 64 && !plan_tail_split(tiles * batch, sms, 16).on()) ++batch;
-    ASSERT_TRUE(plan_tail_split(tiles * batch, sms, 16).on())
-        << to_string(c) << ": no batch up to 64 splits";
+    const int64_t tiles = num_tiles(kM, kN, c.block_m, c.block_n);
+    int64_t batch = 0, steps = 0;  // the least work (batch x K steps) that splits so
+    for (const int64_t k_steps : {24, 32})
+      for (int64_t b = 1; b < 64; ++b) {
+        if (plan_tail_split(tiles * b, sms, k_steps).tails_per_helper >= 2 &&
+            (steps == 0 || b * k_steps < batch * steps)) {
+          batch = b, steps = k_steps;
+        }
+      }
+    ASSERT_GT(steps, 0) << to_string(c) << ": no batch up to 63 splits with two tails per helper";
+    const int64_t k = steps * c.block_k - 24;
     for (DType dtype : kc.dtypes) {
       std::vector<WorkloadSpec> cases;
       WorkloadSpec plain = spec_of(kM, kN, k, dtype);
