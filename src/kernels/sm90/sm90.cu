@@ -106,15 +106,11 @@ unsigned long long next_flag_key() {
 
 }  // namespace
 
-Status TailSplitWorkspace::make(int tile_values, int consumers, cudaStream_t stream,
+Status TailSplitWorkspace::make(int device, int tile_values, int consumers, cudaStream_t stream,
                                 TailSplitWork* work) {
   const int64_t slots = work->plan.tail_items;
   const size_t sums_bytes = size_t(slots) * size_t(tile_values) * sizeof(float);
   const size_t bytes = sums_bytes + size_t(slots) * size_t(consumers) * sizeof(unsigned long long);
-  int device = 0;
-  if (Status s = cuda_status(cudaGetDevice(&device), "sm90 tail split: cudaGetDevice"); !s.ok()) {
-    return s;
-  }
   cudaMemPool_t pool = nullptr;
   if (Status s = gpu::library_pool(device, &pool); !s.ok()) return s;
   const cudaError_t allocated = cudaMallocFromPoolAsync(&memory_, bytes, pool, stream);

@@ -1294,12 +1294,13 @@ __global__ void __launch_bounds__(S::kThreads, 1)
         // The last round's split: a tail leaves its sums in the item's slot and raises its
         // flag; the head waits for the flag and adds them (TailSplitWork). Through L2 (.cg):
         // the sums were written during this launch.
-        // The slot's sums and this consumer's flag are worked out where used, from the item.
-        if (const Share share = w.pieces.piece(program(), item).share; share != Share::whole) {
-          const auto slot = [&] { return item - split.plan.whole_items; };
-          const auto sums = [&] { return split.partials + int64_t(slot()) * (S::BM * S::BN / 4); };
-          const auto flag = [&] { return split.flags + slot() * S::kConsumers + consumer; };
-          if (share == Share::tail) {
+        // The slot's sums and this consumer's flag are worked out where used, from the piece.
+        if (const Piece piece = w.pieces.piece(program(), item); piece.share != Share::whole) {
+          const auto sums = [&] {
+            return split.partials + int64_t(piece.slot) * (S::BM * S::BN / 4);
+          };
+          const auto flag = [&] { return split.flags + piece.slot * S::kConsumers + consumer; };
+          if (piece.share == Share::tail) {
             send_sums([&](int at, float4 value) { __stcg(sums() + at, value); });
             consumer_barrier(consumer);
             if (threadIdx.x % 128 == 0) raise_flag(flag(), split.key);
@@ -1427,16 +1428,17 @@ Status max_active_clusters(Kernel* kernel, int device, int cluster_size, int sha
 }
 
 // The tail split's workspace for one launch (TailSplitWork): `work->plan.tail_items` slots of
-// `tile_values` fp32 sums and `consumers` flags each, taken from the library's memory pool on
-// `stream` and given back, stream-ordered, when this goes out of scope after the launch. Without
-// device memory for it, the launch goes without the split (work->plan becomes no_tail_split).
+// `tile_values` fp32 sums and `consumers` flags each, taken from the library's memory pool of
+// `device` on `stream` and given back, stream-ordered, when this goes out of scope after the
+// launch. Without device memory for it, the launch goes without the split (work->plan becomes
+// no_tail_split).
 class TailSplitWorkspace {
  public:
   TailSplitWorkspace() = default;
   TailSplitWorkspace(const TailSplitWorkspace&) = delete;
   TailSplitWorkspace& operator=(const TailSplitWorkspace&) = delete;
   ~TailSplitWorkspace();
-  Status make(int tile_values, int consumers, cudaStream_t stream, TailSplitWork* work);
+  Status make(int device, int tile_values, int consumers, cudaStream_t stream, TailSplitWork* work);
 
  private:
   void* memory_ = nullptr;
@@ -1501,7 +1503,7 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
                      : no_tail_split(items);
     TailSplitWorkspace workspace;  // given back after the launch
     if (split.plan.on()) {
-      status = workspace.make(S::BM * S::BN, S::kConsumers, stream, &split);
+      status = workspace.make(device, S::BM * S::BN, S::kConsumers, stream, &split);
       if (!status.ok()) return;
     }
     cudaLaunchAttribute cluster;
