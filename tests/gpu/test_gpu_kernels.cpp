@@ -365,10 +365,10 @@ TEST_F(GpuKernels, PersistentProgramsWithSeveralTilesEach) {
 // program and a tail on a helper, which hands its fp32 partial sums over through a workspace.
 // For every sm90 config that splits (no cluster, no ping-pong), 520 x 1032 (partial edge tiles)
 // with 24 or 32 K steps, the last one partial (K = 1512 or 2024 for BLOCK_SIZE_K 64; the tails
-// take it), in the smallest batch for which the model splits with at least two tails per helper
-// on this GPU, so that helpers also run a tail after a tail (asserted first: the test cannot
-// pass without that split): D = alpha * AB (the route that splits: through TMA) in the default
-// output type and in fp32, and with column-major A and B.
+// take it), in the least work (batch x K steps) for which the model splits with at least two
+// tails per helper on this GPU, so that helpers also run a tail after a tail (asserted first: the
+// test cannot pass without that split): D = alpha * AB (the route that splits: through TMA) in the
+// default output type and in fp32, and with column-major A and B.
 TEST_F(GpuKernels, LastRoundSplitIntoHeadsAndTails) {
   if (!hopper()) GTEST_SKIP() << "sm90 runs only on compute capability 9.0";
   const int sms = devices().front().sm_count;
