@@ -9,9 +9,9 @@ namespace tilegemm::cli {
 void add_info_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "Show CUDA devices, compiled kernels and their configs");
   static bool ceilings = false;
-  cmd->add_flag(
-      "--ceilings", ceilings,
-      "Also measure this GPU's ceilings: copy bandwidth, cuBLAS rates, mma.sync and wgmma peaks");
+  cmd->add_flag("--ceilings", ceilings,
+                "Also measure this GPU's ceilings: copy bandwidth, cuBLAS rates, mma.sync and "
+                "wgmma peaks, a call's floor");
   cmd->callback([] {
     const auto devs = devices();
     if (devs.empty()) {
@@ -59,6 +59,11 @@ void add_info_command(CLI::App& app) {
             "TFLOP/s, %.0f cycles per K step of 64, SM clock %.0f MHz meanwhile\n",
             std::string(to_string(d)).c_str(), w.tflops, w.cycles_per_step, w.sm_mhz);
       }
+      const CallFloor floor = measure_call_floor(timer);
+      std::printf(
+          "  a call's floor, timed as bench times a call (L2 flushed, then events): an empty "
+          "kernel %.2f us; 128 programs writing 64 KB each (a 2048^2 16-bit D) %.2f us\n",
+          floor.empty_us, floor.tile_writes_us);
     }
   });
 }

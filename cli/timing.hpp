@@ -27,4 +27,12 @@ struct WgmmaPeak {
 };
 WgmmaPeak measure_wgmma_peak(GpuTimer& timer, DType dtype);
 
+// A call's floor, timed as the benchmark times a call (cli/call_floor.cu), in microseconds: a
+// kernel that does nothing, and one whose 128 programs each write a 128 x 256 tile of 16-bit D
+// (8 MB, what a 2048^2 GEMM writes). Both zero where they cannot run.
+struct CallFloor {
+  double empty_us = 0.0, tile_writes_us = 0.0;
+};
+CallFloor measure_call_floor(GpuTimer& timer);
+
 }  // namespace tilegemm::cli
