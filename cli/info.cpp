@@ -60,10 +60,14 @@ void add_info_command(CLI::App& app) {
             std::string(to_string(d)).c_str(), w.tflops, w.cycles_per_step, w.sm_mhz);
       }
       const CallFloor floor = measure_call_floor(timer);
-      std::printf(
-          "  a call's floor, timed as bench times a call (L2 flushed, then events): an empty "
-          "kernel %.2f us; 128 programs writing 64 KB each (a 2048^2 16-bit D) %.2f us\n",
-          floor.empty_us, floor.tile_writes_us);
+      if (floor.empty_us == 0.0) {
+        std::printf("  a call's floor: n/a (its kernels could not run)\n");
+      } else {
+        std::printf(
+            "  a call's floor, timed as bench times a call (L2 flushed, then events): an empty "
+            "kernel %.2f us; 128 programs writing 64 KB each (a 2048^2 16-bit D) %.2f us\n",
+            floor.empty_us, floor.tile_writes_us);
+      }
     }
   });
 }
