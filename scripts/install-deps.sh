@@ -2,7 +2,7 @@
 # Installs the Debian packages tilegemm builds with, when they are missing (needs root or sudo).
 # The CUDA toolkit (nvcc, cuBLAS) is assumed present: it does not come from Debian here.
 set -euo pipefail
-packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev)
+packages=(cmake ninja-build g++ python3 libgtest-dev libcli11-dev nlohmann-json3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p")

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "schedule/tile_order.hpp"  // TILEGEMM_HOST_DEVICE
+#include "common/host_device.hpp"
 
 namespace tilegemm {
 

@@ -1,4 +1,5 @@
-// The GPU kernels of this build, and how gemm() reaches them.
+// The GPU kernels of this build: what each one takes, and how it launches. Which one runs, with
+// which config, is chosen above this (src/dispatch/).
 #pragma once
 
 #include <functional>
@@ -47,26 +48,10 @@ Kernel warptile_kernel();
 Kernel sm80_kernel();
 Kernel sm90_kernel();
 
+// Every kernel of this build, fastest last (the order `info` lists them in).
 const std::vector<Kernel>& kernels();
 
 const Kernel* find_kernel(const std::string& name);
-
-// The kernel "auto" means for this problem: the first of sm90 (Hopper), sm80 (tensor cores from
-// sm_80) and warptile that can take it.
-const Kernel* auto_kernel(const GemmProblem& problem);
-
-// Why "auto" passed over the kernels it prefers to `chosen` that take the problem's input type
-// ("kernel: reason; ..."); empty when none was passed over.
-std::string auto_kernel_note(const GemmProblem& problem, const Kernel& chosen);
-
-// Runs a validated problem on the GPU: picks the kernel ("auto" or by name) and config.
-Status run(const GemmProblem& problem, const GemmOptions& options, GemmReport* report);
-
-// What run() would choose, without running or tuning (tilegemm::plan).
-Status plan(const GemmProblem& problem, const GemmOptions& options, GemmReport* report);
-
-// Launches one kernel and config on a validated problem (no choice made): checks can_implement.
-Status launch(const Kernel& kernel, const GemmProblem& problem, const KernelConfig& config);
 
 // Number of CUDA devices (0 when none or no driver).
 int device_count();

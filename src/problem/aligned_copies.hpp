@@ -6,7 +6,7 @@
 // run the GEMM on the copy. 128 rather than the 16 the kernels need: a line that starts inside
 // an L2 line splits each 128-byte row of a tile (a TMA box row, a cp.async slice) over two L2
 // lines, which cost the sm90 kernel 43 % at 4095 x 4097 x 4093, and the copy costs the same
-// either way (docs/perf-notes.md, sm80 v8).
+// either way.
 // The same copy can also transpose: Hopper's wgmma reads tf32 operands K-major only (row-major A,
 // column-major B), so a tf32 problem bound for the sm90 kernel gets its MN-major operands copied
 // K-major (one read and one write, as for alignment), where the kernel choice asks for it.
@@ -40,7 +40,7 @@ inline constexpr int64_t kCopyLineBytes = 128;
 // On the H100 (tf32, B row-major, sm90 after the copy against sm80 without one, TFLOP/s):
 // 512^3 (256 flops per byte of B) 16.8 against 25.8, 128 x 4096 x 4096 (64) 47.5 against 74.4,
 // 1024^3 (512) 89.8 against 86.8, 1000^3 (500) 81.0 against 59.4, 2048^3 (1024) 242.8 against
-// 168.2 (docs/perf-notes.md, sm90 v20). An operand copied for alignment anyway is transposed free.
+// 168.2. An operand copied for alignment anyway is transposed free.
 inline constexpr double kTransposeMinFlopsPerByte = 384;
 
 // For the sm90 kernel, a 16-bit operand whose lines are 16-byte aligned but not whole L2 lines
@@ -49,7 +49,7 @@ inline constexpr double kTransposeMinFlopsPerByte = 384;
 // halves B's reads, or A's and B's; the copies must beat that. On the H100 (bf16, both
 // operands' lines 16 bytes past a multiple of 128, TFLOP/s, copies against the cluster):
 // 2048^3 357-362 against 512-520, 4096^3 597-598 against 628-640, 6144^3 676.5 against 726.8,
-// 8192^3 705-709 against 724-725 (docs/perf-notes.md, sm90 v23).
+// 8192^3 705-709 against 724-725.
 inline constexpr double kRelineMinFlopsPerByte = 16384;
 
 // tf32 operands, at half the 16-bit rate, are moved onto L2 lines only in pairs: when neither A's
@@ -58,7 +58,7 @@ inline constexpr double kRelineMinFlopsPerByte = 16384;
 // On the H100 (TFLOP/s, the copies included): 3000 x 5000 x 700 with B column-major (both lines
 // 2800 bytes; 2500 and 1500 flops per byte) 173.5 -> 215.8 with both copied; with B row-major,
 // B's transposed copy on lines anyway, copying A too lost (214.8 -> 209.5); 1000^3 with B
-// column-major (500 flops per byte) 122.7 -> 75.9 (docs/perf-notes.md, sm90 v22).
+// column-major (500 flops per byte) 122.7 -> 75.9.
 inline constexpr double kRelinePairMinFlopsPerByte = 1024;
 
 // One operand's copy. A matrix is stored as `lines` lines (rows when row-major, columns when
@@ -83,13 +83,13 @@ struct AlignedCopyPlan {
   bool any() const { return a.needed || b.needed; }
 };
 
-// x rounded up to a multiple of `multiple` (cdiv: schedule/tile_order.hpp, via matrix_view.hpp).
+// x rounded up to a multiple of `multiple`.
 constexpr int64_t round_up(int64_t x, int64_t multiple) { return cdiv(x, multiple) * multiple; }
 
 // What a kernel gains from copies beyond 16-byte alignment (gpu::copy_plan asks for them where
 // the sm90 kernel will run the copies).
 struct CopyGoals {
-  bool k_major = false;   // tf32: MN-major operands transposed (kTransposeMinFlopsPerByte)
+  bool k_major = false;  // tf32: MN-major operands transposed (kTransposeMinFlopsPerByte)
   // Lines moved onto 128-byte boundaries: 16-bit operands each on its own
   // (kRelineMinFlopsPerByte), tf32 ones in pairs (kRelinePairMinFlopsPerByte).
   bool l2_lines = false;

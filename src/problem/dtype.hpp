@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "schedule/tile_order.hpp"  // TILEGEMM_HOST_DEVICE
+#include "common/host_device.hpp"
 #include "tilegemm/tilegemm.hpp"
 
 #if defined(__CUDACC__)

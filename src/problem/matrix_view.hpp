@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "schedule/tile_order.hpp"  // TILEGEMM_HOST_DEVICE
+#include "common/host_device.hpp"
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm {

@@ -12,15 +12,12 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "kernels/aligned_copies.hpp"
 #include "kernels/cuda_check.hpp"
 #include "problem/dtype.hpp"
 #include "problem/matrix_view.hpp"
 #include "problem/tolerance.hpp"
 #include "tune/config_space.hpp"
 #include "tune/gpu_timer.hpp"
-#include "tune/heuristic.hpp"
-#include "tune/tune_cache.hpp"
 
 #ifndef TILEGEMM_VERSION_STRING
 #define TILEGEMM_VERSION_STRING "0.0.0"
@@ -54,12 +51,12 @@ class State {
     return std::nullopt;
   }
 
-  std::optional<HeuristicChoice> remembered_heuristic(const TuningKey& key) {
+  std::optional<HeuristicChoice> heuristic(const TuningKey& key) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = heuristic_.find(key); it != heuristic_.end()) return it->second;
     return std::nullopt;
   }
-  void remember_heuristic(const TuningKey& key, const HeuristicChoice& choice) {
+  void remember(const TuningKey& key, const HeuristicChoice& choice) {
     std::lock_guard<std::mutex> lock(mutex_);
     heuristic_[key] = choice;
   }
@@ -115,12 +112,6 @@ class State {
   std::unordered_map<TuningKey, CacheEntry, TuningKeyHash> memory_;
   std::unordered_map<TuningKey, HeuristicChoice, TuningKeyHash> heuristic_;
 };
-
-int current_device() {
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) cudaGetLastError();
-  return device;
-}
 
 bool print_autotuning() {
   const char* v = std::getenv("TILEGEMM_PRINT_AUTOTUNING");
@@ -178,6 +169,25 @@ Status tunable_kernels(const GemmProblem& p, const std::string& name,
 
 }  // namespace
 
+int current_device() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) cudaGetLastError();
+  return device;
+}
+
+DeviceInfo device_facts(int device) { return State::get().facts(device); }
+
+std::optional<CacheEntry> cached(const TuningKey& key) { return State::get().cached(key); }
+
+HeuristicChoice remembered_heuristic(const TuningKey& key, const GemmProblem& p,
+                                     const gpu::Kernel& kernel, const std::string& kernel_request) {
+  if (auto h = State::get().heuristic(key)) return *h;
+  const DeviceInfo facts = device_facts(key.device);
+  const HeuristicChoice h = heuristic(p, kernel, kernel_request, facts.name, facts.sm_count);
+  State::get().remember(key, h);
+  return h;
+}
+
 AutotunePolicy policy_of(const GemmOptions& options) {
   if (options.autotune) return *options.autotune;
   if (const char* v = std::getenv("TILEGEMM_AUTOTUNE")) {
@@ -186,7 +196,8 @@ AutotunePolicy policy_of(const GemmOptions& options) {
   return AutotunePolicy::off;
 }
 
-Status tune_problem(const GemmProblem& p, const GemmOptions& options, TuneResult* result,
+Status tune_problem(const GemmProblem& p, const GemmOptions& options,
+                    const HeuristicPick& heuristic_pick, TuneResult* result,
                     const std::function<void(int, int)>& progress, CacheEntry* winner) {
   const auto t0 = std::chrono::steady_clock::now();
   const int device = current_device();
@@ -205,7 +216,6 @@ Status tune_problem(const GemmProblem& p, const GemmOptions& options, TuneResult
   const std::vector<Candidate> candidates =
       config_space(choices, p, {facts.shared_memory_per_block_optin}, &result->pruned);
   if (candidates.empty()) return {StatusCode::not_supported, "every config was pruned"};
-  const HeuristicChoice guess = heuristic(p, options.kernel, facts.name, facts.sm_count);
 
   // Scratch output: the user's D is never written; C is still read from where it lives.
   const int64_t span = output_span(p);
@@ -225,8 +235,8 @@ Status tune_problem(const GemmProblem& p, const GemmOptions& options, TuneResult
     TuneCandidate tc;
     tc.kernel = c.kernel;
     tc.config = c.config;
-    tc.heuristic = guess.kernel && guess.kernel->info.name == c.kernel &&
-                   same_instantiation(guess.config, c.config);
+    tc.heuristic =
+        heuristic_pick.kernel == c.kernel && same_instantiation(heuristic_pick.config, c.config);
     GemmOptions run;
     run.backend = Backend::gpu;
     run.kernel = c.kernel;
@@ -288,76 +298,4 @@ Status tune_problem(const GemmProblem& p, const GemmOptions& options, TuneResult
   return Status::success();
 }
 
-Status choose(const GemmProblem& p, const GemmOptions& options, Choice* choice, bool may_tune) {
-  const bool automatic = options.kernel.empty() || options.kernel == "auto";
-  if (options.config) {
-    choice->kernel = automatic ? gpu::auto_kernel(p) : gpu::find_kernel(options.kernel);
-    choice->config = *options.config;
-    choice->source = "given";
-  } else {
-    // Nothing to time in an empty product: the heuristic's choice does.
-    const bool empty = p.m == 0 || p.n == 0 || p.k == 0;
-    const AutotunePolicy policy = empty ? AutotunePolicy::off : policy_of(options);
-    choice->key = make_tuning_key(p, options.kernel, current_device());
-    std::optional<CacheEntry> entry;
-    if (policy == AutotunePolicy::on_miss) entry = State::get().cached(choice->key);
-    // A cached winner of a kernel this build lacks (a file from another build of the same
-    // version) counts as a miss.
-    if (entry && gpu::find_kernel(entry->kernel) == nullptr) entry.reset();
-    const bool would_tune = !entry && policy != AutotunePolicy::off;
-    if (entry) {
-      choice->source = "cache";
-    } else if (would_tune && may_tune) {
-      TuneResult result;
-      CacheEntry winner;
-      if (Status s = tune_problem(p, options, &result, {}, &winner); !s.ok()) return s;
-      entry = winner;
-      choice->source = "tuned";
-    }
-    if (entry) {
-      choice->kernel = gpu::find_kernel(entry->kernel);
-      choice->config = entry->config;
-    } else {
-      auto h = State::get().remembered_heuristic(choice->key);
-      if (!h) {
-        const DeviceInfo facts = State::get().facts(choice->key.device);
-        h = heuristic(p, options.kernel, facts.name, facts.sm_count);
-        State::get().remember_heuristic(choice->key, *h);
-      }
-      choice->kernel = h->kernel;
-      choice->config = h->config;
-      choice->source = would_tune ? "heuristic (a call would tune)" : "heuristic";
-    }
-  }
-  if (choice->kernel == nullptr) {
-    std::string list;
-    for (const gpu::Kernel& k : gpu::kernels()) list += " " + k.info.name;
-    return {StatusCode::invalid_argument,
-            "kernel '" + options.kernel + "' does not exist; available: auto" + list};
-  }
-  return Status::success();
-}
-
 }  // namespace tilegemm::autotune
-
-namespace tilegemm {
-
-Status tune(const GemmProblem& problem, const GemmOptions& options, TuneResult* result,
-            const std::function<void(int, int)>& progress) {
-  if (Status s = validate(problem); !s.ok()) return s;
-  if (gpu::device_count() == 0) {
-    return {StatusCode::no_device, "tuning needs a CUDA device; none is available"};
-  }
-  if (problem.m == 0 || problem.n == 0) {
-    return {StatusCode::invalid_argument, "m and n must be > 0 to tune (nothing to time)"};
-  }
-  // Tuned on the problem gemm() would run: with the aligned copies it makes (same tuning key).
-  gpu::AlignedCopies copies;
-  if (Status s = copies.make(problem, gpu::copy_plan(problem, options)); !s.ok()) {
-    return s;
-  }
-  autotune::CacheEntry winner;
-  return autotune::tune_problem(copies.problem(), options, result, progress, &winner);
-}
-
-}  // namespace tilegemm

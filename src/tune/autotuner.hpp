@@ -1,36 +1,50 @@
 // The autotuner: Triton's @autotune(configs, key=['M', 'N', 'K']) with a cache that persists.
 //
-// gemm() asks choose() for a kernel and config. With a config given, that is it. Otherwise the
-// policy (GemmOptions::autotune, else $TILEGEMM_AUTOTUNE, else off) decides:
-//   off      the heuristic (tune/heuristic.hpp), memoised per tuning key
-//   on-miss  the in-memory cache, then the GPU type's cache file, else tune now and store
-//   always   tune now and store
 // Tuning times every config of the config space (tune/config_space.hpp) on scratch output
-// buffers, drops configs whose result differs from the first one's, and keeps the fastest.
-// docs/autotuning.md has the long form.
+// buffers, drops configs whose result differs from the first one's, keeps the fastest and stores
+// it in the tuning cache: in memory for the process, and in the GPU type's cache file
+// (tune/tune_cache.hpp). Whether a call tunes, reads the cache or takes the heuristic is the
+// policy's choice (GemmOptions::autotune, else $TILEGEMM_AUTOTUNE, else off), made in
+// src/dispatch/config_choice.cpp. docs/autotuning.md has the long form.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "kernels/kernel_registry.hpp"
+#include "tune/heuristic.hpp"
+#include "tune/tune_cache.hpp"
 #include "tune/tuning_key.hpp"
 
 namespace tilegemm::autotune {
 
-struct Choice {
-  const gpu::Kernel* kernel = nullptr;
-  KernelConfig config;
-  std::string source;  // "given", "heuristic", "cache" or "tuned"
-  TuningKey key;
-};
-
 // The policy in force for a call: the option, else $TILEGEMM_AUTOTUNE, else off.
 AutotunePolicy policy_of(const GemmOptions& options);
 
-// Picks the kernel and config for a validated problem on the current device. With `may_tune`
-// false a choice that would need tuning falls back to the heuristic's (source "heuristic (a
-// call would tune)").
-Status choose(const GemmProblem& problem, const GemmOptions& options, Choice* choice,
-              bool may_tune = true);
+// The current CUDA device (0 when it cannot be read), and what the tuner knows of a device: its
+// name and SM count from tilegemm::devices(), read once.
+int current_device();
+DeviceInfo device_facts(int device);
+
+// The cached winner for `key`: from memory, else from the device's cache file; nullopt if none.
+std::optional<CacheEntry> cached(const TuningKey& key);
+
+// The heuristic's config for `kernel` (heuristic.hpp), remembered per tuning key.
+HeuristicChoice remembered_heuristic(const TuningKey& key, const GemmProblem& problem,
+                                     const gpu::Kernel& kernel, const std::string& kernel_request);
+
+// What the heuristic would run, so that the tuning report can mark it among the candidates.
+struct HeuristicPick {
+  std::string kernel;
+  KernelConfig config;
+};
+
+// Times every candidate config for the problem that the kernel will read (copied already where
+// gemm() copies), on scratch output, and stores the winner in the cache. options.kernel narrows
+// the candidates to one kernel. `progress(done, total)` is called after each candidate.
+Status tune_problem(const GemmProblem& problem, const GemmOptions& options,
+                    const HeuristicPick& heuristic_pick, TuneResult* result,
+                    const std::function<void(int, int)>& progress, CacheEntry* winner);
 
 }  // namespace tilegemm::autotune

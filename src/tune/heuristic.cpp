@@ -40,8 +40,7 @@ bool is_16_bit(DType d) { return d == DType::fp16 || d == DType::bf16; }
 // Distance between shapes: the sum of |log| of the ratios of M, N and K (a shape twice as tall
 // is as far as one twice as deep), plus that of the output areas M x N, which set how many tiles
 // there are and so which config fills the GPU. Without the area term 2048^3 was as near 1024^3 as
-// 1024 x 4096 x 1024 and took 1024^3's small tile, 0.29x cuBLAS for tf32 (docs/perf-notes.md,
-// sm80 v5).
+// 1024 x 4096 x 1024 and took 1024^3's small tile, 0.29x cuBLAS for tf32.
 double shape_distance(const TuningKey& a, const GemmProblem& p) {
   const auto term = [](double x, double y) {
     return std::abs(std::log(std::max(x, 1.0) / std::max(y, 1.0)));
@@ -57,7 +56,7 @@ int64_t programs(const KernelConfig& c, const GemmProblem& p) {
 
 // What the busiest SM loads, in rows of K values (BLOCK_SIZE_M + BLOCK_SIZE_N per value of K):
 // a tile's rows times K, times the programs the SM runs in turn. Where a program is alone on its
-// SM, its K step is bound by what the SM takes in (docs/perf-notes.md, sm90 v11), so of two
+// SM, its K step is bound by what the SM takes in, so of two
 // configs that both leave SMs idle the lighter one finishes first.
 // Rounds of one program per SM that the config's programs take.
 int64_t waves(const KernelConfig& c, const GemmProblem& p, int sms) {
@@ -73,10 +72,10 @@ double busiest_sm_rows(const KernelConfig& c, const GemmProblem& p, int sms) {
 KernelConfig turned_if_fewer_waves(const KernelConfig& c, const std::vector<KernelConfig>& configs,
                                    const GemmProblem& p, int sms) {
   for (const KernelConfig& t : configs) {
-    const bool turned =
-        t.block_m == c.block_n && t.block_n == c.block_m && t.block_k == c.block_k &&
-        t.num_stages == c.num_stages && t.num_warps == c.num_warps && t.cluster_m == c.cluster_m &&
-        t.cluster_n == c.cluster_n && t.split_k == c.split_k && ping_pong(t) == ping_pong(c);
+    const bool turned = t.block_m == c.block_n && t.block_n == c.block_m &&
+                        t.block_k == c.block_k && t.num_stages == c.num_stages &&
+                        t.num_warps == c.num_warps && t.cluster_m == c.cluster_m &&
+                        t.cluster_n == c.cluster_n && t.schedule == c.schedule;
     if (turned && waves(t, p, sms) < waves(c, p, sms)) {
       KernelConfig out = t;
       out.group_size_m = c.group_size_m;
@@ -99,16 +98,15 @@ KernelConfig rules_tile(const std::vector<KernelConfig>& configs, const GemmProb
   // as its mainloop, and ping-pong runs it during the other consumer's mainloop: 8192 x 8192 x
   // 1024 with beta*C + bias + gelu ran 13 % faster than on 128x256. Over a longer K the 128x128
   // tile's mainloop, 7 % slower than 128x256's, costs more than the overlap saves (4096^3: +1 %,
-  // 4096 x 11008 x 4096: -5 %; docs/perf-notes.md, sm90 v19).
+  // 4096 x 11008 x 4096: -5 %).
   if (!scales_only(p.epilogue) && p.k <= 2048) {
     for (const KernelConfig& c : configs)
-      if (ping_pong(c) && programs(c, p) >= 2 * int64_t(sms)) return c;
+      if (c.schedule == KernelSchedule::ping_pong && programs(c, p) >= 2 * int64_t(sms)) return c;
   }
-  // Otherwise ping-pong is left to the autotuner, as are split-K configs (sm90 /k2): on the H100 a
-  // 64-row tile was as fast or faster on every shape where splitting had paid (sm90 v13).
+  // Otherwise ping-pong is left to the autotuner.
   std::vector<KernelConfig> by_area;
   for (const KernelConfig& c : configs)
-    if (c.split_k <= 1 && !ping_pong(c)) by_area.push_back(c);
+    if (c.schedule != KernelSchedule::ping_pong) by_area.push_back(c);
   const bool tall = p.m > p.n;  // among equal areas, the tile whose aspect follows the problem's
   std::stable_sort(
       by_area.begin(), by_area.end(), [&](const KernelConfig& x, const KernelConfig& y) {
@@ -118,8 +116,7 @@ KernelConfig rules_tile(const std::vector<KernelConfig>& configs, const GemmProb
         // aspect follows the problem's.
         if (const int64_t wx = waves(x, p, sms), wy = waves(y, p, sms); wx != wy) return wx < wy;
         if (x.block_m != y.block_m) return tall ? x.block_m > y.block_m : x.block_n > y.block_n;
-        // The same tile: the deeper slice (half the barriers per mma; sm80 v4 and sm90 v27 in
-        // perf-notes).
+        // The same tile: the deeper slice (half the barriers per mma).
         if (x.block_k != y.block_k) return x.block_k > y.block_k;
         // Then more stages over a long K loop (32 slices or more), where a program waits on
         // memory, fewer over a short one (sm90 64x64, 12 stages against 8: +13 % at
@@ -176,7 +173,7 @@ KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmPr
   // 2 x 2, which reads A once for two programs too: 8192^3 on 8200-element lines 640 -> 725,
   // 6144^3 606 -> 727 (8.7 waves of 128x256); at 4096^3 (3.9 waves) the two tie. Only 30
   // clusters of four fit on the H100 (120 SMs), so with one wave of tiles the 2 x 2 cluster
-  // needs two rounds and loses a third (2040^3: 493 -> 347; docs/perf-notes.md, sm90 v23).
+  // needs two rounds and loses a third (2040^3: 493 -> 347).
   const bool off_lines = !on_l2_lines(p.a, p.m, p.k) || !on_l2_lines(p.b, p.k, p.n);
   if (is_16_bit(p.a.dtype) && off_lines) {
     const KernelConfig* four = clustered_twin(c, configs, 2, 2);
@@ -209,26 +206,22 @@ const TunedRow* nearest_tuned(const TunedTable& table, const GemmProblem& p,
   return best;
 }
 
-HeuristicChoice heuristic(const GemmProblem& p, const std::string& kernel_name,
-                          const std::string& gpu_name, int sms) {
+HeuristicChoice heuristic(const GemmProblem& p, const gpu::Kernel& kernel,
+                          const std::string& kernel_request, const std::string& gpu_name, int sms) {
   HeuristicChoice choice;
-  const bool automatic = kernel_name.empty() || kernel_name == "auto";
-  choice.kernel = automatic ? gpu::auto_kernel(p) : gpu::find_kernel(kernel_name);
-  if (choice.kernel == nullptr) return choice;
-
+  const bool automatic = kernel_request.empty() || kernel_request == "auto";
   const TunedTable& table = h100_table();
   if (table.gpu == gpu_name) {
     // The winner of the nearest tuned shape, if it runs this problem.
-    const TunedRow* best = nearest_tuned(table, p, automatic ? "auto" : kernel_name);
-    if (best != nullptr && best->kernel == choice.kernel->info.name &&
-        choice.kernel->can_implement(p, best->config).empty()) {
+    const TunedRow* best = nearest_tuned(table, p, automatic ? "auto" : kernel_request);
+    if (best != nullptr && best->kernel == kernel.info.name &&
+        kernel.can_implement(p, best->config).empty()) {
       choice.config = best->config;
       choice.rule = "table";
       // The tuned shape's tile may leave this one a partial wave that the same tile turned
       // does not.
-      const KernelConfig turned =
-          turned_if_fewer_waves(best->config, choice.kernel->info.configs, p, sms);
-      if (!(turned == best->config) && choice.kernel->can_implement(p, turned).empty()) {
+      const KernelConfig turned = turned_if_fewer_waves(best->config, kernel.info.configs, p, sms);
+      if (!(turned == best->config) && kernel.can_implement(p, turned).empty()) {
         choice.config = turned;
         choice.rule = "table, turned";
       }
@@ -238,13 +231,13 @@ HeuristicChoice heuristic(const GemmProblem& p, const std::string& kernel_name,
   // The rules choose among the configs that take this problem (sm80's 3-stage ones take one input
   // type each, with aligned rows only); if none does, the error comes from the launch.
   std::vector<KernelConfig> configs;
-  for (const KernelConfig& c : choice.kernel->info.configs)
-    if (choice.kernel->can_implement(p, c).empty()) configs.push_back(c);
-  choice.config = rules_config(configs.empty() ? choice.kernel->info.configs : configs, p, sms);
-  if (choice.kernel->persistent && choice.config.cluster_m <= 1 && choice.config.cluster_n <= 1) {
+  for (const KernelConfig& c : kernel.info.configs)
+    if (kernel.can_implement(p, c).empty()) configs.push_back(c);
+  choice.config = rules_config(configs.empty() ? kernel.info.configs : configs, p, sms);
+  if (kernel.persistent && choice.config.cluster_m <= 1 && choice.config.cluster_n <= 1) {
     // A persistent kernel's wave is one program per SM, so the L2 model can pick the launch
     // order: 128x256 tiles on 132 SMs read 23 % fewer bytes per wave with GROUP_SIZE_M 16 than
-    // with 8 (docs/perf-notes.md, sm90 v9).
+    // with 8.
     choice.config.group_size_m = int(l2_group_size(
         p.m, p.n, choice.config.block_m, choice.config.block_n, sms, choice.config.group_size_m));
   }

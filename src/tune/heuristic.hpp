@@ -32,7 +32,6 @@ const TunedRow* nearest_tuned(const TunedTable& table, const GemmProblem& proble
                               const std::string& kernel_request);
 
 struct HeuristicChoice {
-  const gpu::Kernel* kernel = nullptr;
   KernelConfig config;
   std::string rule;  // "table", "table, turned" (turned_if_fewer_waves) or "rules"
 };
@@ -58,8 +57,11 @@ KernelConfig turned_if_fewer_waves(const KernelConfig& config,
                                    const std::vector<KernelConfig>& configs,
                                    const GemmProblem& problem, int sms);
 
-// `kernel_name`: "auto" or a kernel; `gpu_name`: the device's name (the table applies to its GPU).
-HeuristicChoice heuristic(const GemmProblem& problem, const std::string& kernel_name,
-                          const std::string& gpu_name, int sms);
+// The config for `kernel`, which the caller chose for the problem: the table's, else the rules'.
+// `kernel_request`: what the call asked for, "auto" or the kernel's name (a named kernel also
+// takes the table rows tuned for "auto" that it won); `gpu_name`: the device's name (the table
+// applies to its GPU).
+HeuristicChoice heuristic(const GemmProblem& problem, const gpu::Kernel& kernel,
+                          const std::string& kernel_request, const std::string& gpu_name, int sms);
 
 }  // namespace tilegemm::autotune

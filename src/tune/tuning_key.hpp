@@ -4,7 +4,7 @@
 //   dtypes of A/B and D; layouts of A, B and D
 //   alignment class: whether A, B and D rows are 16-byte aligned (the copy path a kernel takes),
 //     and whether A's and B's lines are off 128-byte boundaries (each box row of a tile then
-//     reads two L2 lines, which a cluster's multicast halves; docs/perf-notes.md, sm90 v23)
+//     reads two L2 lines, which a cluster's multicast halves)
 //   epilogue kind: beta != 0, bias, activation
 //   the kernel asked for ("auto" or a name)
 //   the GPU (name and SM count) and the library version -- these name the cache file, and the

@@ -9,7 +9,7 @@
 // reaches the others by a constant offset.
 #pragma once
 
-#include "schedule/tile_order.hpp"  // TILEGEMM_HOST_DEVICE
+#include "common/host_device.hpp"
 
 namespace tilegemm::simt::warptile {
 
@@ -25,7 +25,7 @@ struct SliceCoord {
 // For 4-byte elements along K (a K-contiguous fp32 operand, stored [k][x] with a pitch of 4 (mod
 // 32) words), 16 lanes along k store pairwise into the same bank (4k and 4(k + 8) coincide). A
 // warp of 8 values of k x 4 of x hits 32 banks, but reads 4 lines of the operand instead of 2,
-// and measured 10 % slower at 4096^3 (docs/perf-notes.md, warptile v7): the 2-way conflict stays.
+// and measured 10 % slower at 4096^3: the 2-way conflict stays.
 // (Unsigned arithmetic: threadIdx.x is unsigned, and signed division by `along` costs the K loop
 // extra instructions.)
 TILEGEMM_HOST_DEVICE constexpr SliceCoord slice_granule(unsigned thread, int p, int along,

@@ -23,7 +23,7 @@
 // key = (row / rows_per_line) % chunks_per_row.
 #pragma once
 
-#include "schedule/tile_order.hpp"  // TILEGEMM_HOST_DEVICE
+#include "common/host_device.hpp"
 
 namespace tilegemm::sm80 {
 
@@ -48,8 +48,7 @@ TILEGEMM_HOST_DEVICE constexpr int swizzled_chunk_offset(int row, int chunk, int
 // 8 lanes that read 32 bytes from each of 4 rows. With kRowPadBytes after each row (rows of a
 // multiple of 128 bytes), row k+1 sits 32 bytes further round the banks than row k, so the 4 reads
 // fill the 32 banks. Unlike the swizzle, every element is at a fixed distance from the thread's
-// first one: one address register and immediate offsets serve every fragment and mma step
-// (docs/perf-notes.md, sm80 v5).
+// first one: one address register and immediate offsets serve every fragment and mma step.
 inline constexpr int kRowPadBytes = 32;
 
 TILEGEMM_HOST_DEVICE constexpr int padded_row_bytes(int chunks_per_row) {

@@ -1,0 +1,67 @@
+#include "dispatch/gpu_gemm.hpp"
+
+#include <climits>
+
+#include "dispatch/config_choice.hpp"
+#include "dispatch/kernel_choice.hpp"
+#include "kernels/aligned_copies.hpp"
+#include "schedule/tile_order.hpp"
+
+namespace tilegemm::dispatch {
+namespace {
+
+void fill_report(const GemmProblem& p, const GemmOptions& options, const Choice& choice,
+                 const std::string& aligned_copies, GemmReport* report) {
+  if (report) {
+    *report = {Backend::gpu,
+               choice.kernel->info.name,
+               choice.config,
+               choice.source,
+               choice.source == "given" ? std::string() : autotune::to_string(choice.key),
+               automatic(options.kernel) ? auto_kernel_note(p, *choice.kernel) : std::string(),
+               aligned_copies};
+  }
+}
+
+}  // namespace
+
+Status launch(const gpu::Kernel& kernel, const GemmProblem& p, const KernelConfig& config) {
+  if (std::string why = kernel.can_implement(p, config); !why.empty()) {
+    return {StatusCode::invalid_argument, why};
+  }
+  if (num_tiles(p.m, p.n, config.block_m, config.block_n) > INT_MAX) {
+    return {StatusCode::not_supported, "the problem has more output tiles than one launch holds"};
+  }
+  if (p.m == 0 || p.n == 0) return Status::success();
+  return kernel.launch(make_gemm_args(p, config.group_size_m), config, p.stream);
+}
+
+Status run_on_gpu(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {
+  // The copies come first: the kernel, the config and the tuning key are those of the problem
+  // the kernel will read.
+  gpu::AlignedCopies copies;
+  if (Status s = copies.make(p, gpu::copy_plan(p, options)); !s.ok()) {
+    return s;
+  }
+  const GemmProblem& q = copies.problem();
+  Choice choice;
+  if (Status s = choose(q, options, &choice); !s.ok()) return s;
+  fill_report(q, options, choice, copies.description(), report);
+  return launch(*choice.kernel, q, choice.config);
+}
+
+Status plan_on_gpu(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {
+  // The copies' addresses only need to be aligned stand-ins here: plan() reads no memory.
+  const AlignedCopyPlan copies = gpu::copy_plan(p, options);
+  const GemmProblem q =
+      with_aligned_copies(p, copies, reinterpret_cast<void*>(kWorkspaceAlignment));
+  Choice choice;
+  if (Status s = choose(q, options, &choice, /*may_tune=*/false); !s.ok()) return s;
+  if (std::string why = choice.kernel->can_implement(q, choice.config); !why.empty()) {
+    return {StatusCode::invalid_argument, why};
+  }
+  fill_report(q, options, choice, describe(copies), report);
+  return Status::success();
+}
+
+}  // namespace tilegemm::dispatch

@@ -1,0 +1,43 @@
+#include "dispatch/kernel_choice.hpp"
+
+namespace tilegemm::dispatch {
+namespace {
+
+// The order "auto" tries kernels in: fastest first. tile2d takes the 16-bit inputs that warptile
+// does not, on a GPU without the tensor-core kernels.
+constexpr const char* kAutoPreference[] = {"sm90", "sm80", "warptile", "tile2d"};
+
+bool takes_dtype(const gpu::Kernel& k, DType d) {
+  for (DType x : k.info.input_dtypes)
+    if (x == d) return true;
+  return false;
+}
+
+}  // namespace
+
+const gpu::Kernel* auto_kernel(const GemmProblem& p) {
+  for (const char* name : kAutoPreference) {
+    const gpu::Kernel* k = gpu::find_kernel(name);
+    if (k && k->can_implement(p, k->default_for(p.a.dtype)).empty()) return k;
+  }
+  return gpu::find_kernel("warptile");
+}
+
+const gpu::Kernel* requested_kernel(const GemmProblem& p, const std::string& kernel_request) {
+  return automatic(kernel_request) ? auto_kernel(p) : gpu::find_kernel(kernel_request);
+}
+
+std::string auto_kernel_note(const GemmProblem& p, const gpu::Kernel& chosen) {
+  std::string note;
+  for (const char* name : kAutoPreference) {
+    const gpu::Kernel* k = gpu::find_kernel(name);
+    if (k == &chosen) break;
+    if (k == nullptr || !takes_dtype(*k, p.a.dtype)) continue;
+    if (std::string why = k->can_implement(p, k->default_for(p.a.dtype)); !why.empty()) {
+      note.append(note.empty() ? "" : "; ").append(name).append(" not used: ").append(why);
+    }
+  }
+  return note;
+}
+
+}  // namespace tilegemm::dispatch

@@ -1,0 +1,27 @@
+// Which GPU kernel runs a problem: the one the call names, or for "auto" the fastest that takes it.
+#pragma once
+
+#include <string>
+
+#include "kernels/kernel_registry.hpp"
+
+namespace tilegemm::dispatch {
+
+// Whether the call leaves the kernel to the library ("auto", or empty).
+inline bool automatic(const std::string& kernel_request) {
+  return kernel_request.empty() || kernel_request == "auto";
+}
+
+// The kernel "auto" means for this problem: the first of sm90 (Hopper), sm80 (tensor cores from
+// sm_80), warptile (fp32 on CUDA cores) and tile2d that can take it.
+const gpu::Kernel* auto_kernel(const GemmProblem& problem);
+
+// The kernel a call asks for: auto_kernel for "auto", else the one named (nullptr if there is no
+// such kernel).
+const gpu::Kernel* requested_kernel(const GemmProblem& problem, const std::string& kernel_request);
+
+// Why "auto" passed over the kernels it prefers to `chosen` that take the problem's input type
+// ("kernel: reason; ..."); empty when none was passed over.
+std::string auto_kernel_note(const GemmProblem& problem, const gpu::Kernel& chosen);
+
+}  // namespace tilegemm::dispatch
