@@ -2,13 +2,13 @@
 //
 //   BLOCK_SIZE_M x BLOCK_SIZE_N x BLOCK_SIZE_K, GROUP_SIZE_M, num_stages, num_warps
 //
-// plus the per-kernel extras: the warp tile of the warptiling kernels, and the thread-block
-// cluster of the Hopper kernel (programs that share an operand tile through TMA multicast).
-// Written and read as
+// plus the per-kernel extras: the warp tile (the part of the block one warp, or on Hopper one
+// math warpgroup, computes), the thread-block cluster of the Hopper kernel (programs that share an
+// operand tile through TMA multicast) and its schedule. Written and read as
 //
 //   128x128x16/g8/s2/w8    128x128x16/g8/s2/w8/wt64x32    128x256x64/g8/s4/w12/wt64x256/c2
 //   64x128x64/g8/s8/w8/wt64x128/c2x2 (a cluster of 2 x 2 programs)
-//   128x128x64/g8/s5/w12/wt128x128 (ping-pong, below)
+//   128x128x64/g8/s5/w12/wt128x128/pingpong (the ping-pong schedule, below)
 #pragma once
 
 #include <optional>
@@ -16,6 +16,13 @@
 #include <string_view>
 
 namespace tilegemm {
+
+// How the Hopper kernel's two math warpgroups share a program's work:
+//   cooperative  every tile is split between them, each owning half of its rows (a 64-row tile,
+//                the height of one wgmma, has one math warpgroup);
+//   ping_pong    they take whole tiles in turn, so that one's epilogue runs while the other's
+//                wgmma keep the tensor cores busy. Written /pingpong.
+enum class KernelSchedule { cooperative, ping_pong };
 
 struct KernelConfig {
   int block_m = 64;
@@ -28,7 +35,7 @@ struct KernelConfig {
   int warp_n = 0;
   int cluster_m = 1;  // programs per cluster, along M (1 = no cluster); written /cN when > 1
   int cluster_n = 1;  // and along N (they share A's tile); written /cMxN when > 1
-  int split_k = 1;    // programs per cluster that share one tile's K steps; written /kN when > 1
+  KernelSchedule schedule = KernelSchedule::cooperative;
 
   friend bool operator==(const KernelConfig&, const KernelConfig&) = default;
 };
@@ -40,14 +47,9 @@ std::string to_string(const KernelConfig& config);
 std::optional<KernelConfig> parse_kernel_config(std::string_view text,
                                                 std::string* error = nullptr);
 
-// Same tile shape, warps, warp tile, cluster and split: the values a kernel must be compiled for.
-// GROUP_SIZE_M is a run-time value of every kernel, so two configs that differ only there share an
-// instantiation.
+// Same tile shape, warps, warp tile, cluster and schedule: the values a kernel must be compiled
+// for. GROUP_SIZE_M is a run-time value of every kernel, so two configs that differ only there
+// share an instantiation.
 bool same_instantiation(const KernelConfig& x, const KernelConfig& y);
-
-// The Hopper kernel's ping-pong schedule: two math warpgroups that take whole tiles in turn, each
-// one's epilogue running during the other's mainloop. Written as a warpgroup tile as large as the
-// block, with 12 warps: 128x128x64/g8/s5/w12/wt128x128.
-bool ping_pong(const KernelConfig& config);
 
 }  // namespace tilegemm

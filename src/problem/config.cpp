@@ -18,7 +18,7 @@ std::string to_string(const KernelConfig& c) {
   } else if (c.cluster_m > 1) {
     s += "/c" + std::to_string(c.cluster_m);
   }
-  if (c.split_k > 1) s += "/k" + std::to_string(c.split_k);
+  if (c.schedule == KernelSchedule::ping_pong) s += "/pingpong";
   return s;
 }
 
@@ -61,8 +61,8 @@ std::optional<KernelConfig> parse_kernel_config(std::string_view text, std::stri
   auto fail = [&](const std::string& why) -> std::optional<KernelConfig> {
     if (error) {
       *error = "config '" + std::string(text) + "': " + why +
-               " (expected e.g. 128x128x16/g8/s2/w8, 128x128x16/g8/s2/w8/wt64x32 or "
-               "128x256x64/g8/s4/w12/wt64x256/c2)";
+               " (expected e.g. 128x128x16/g8/s2/w8, 128x128x16/g8/s2/w8/wt64x32, "
+               "128x256x64/g8/s4/w12/wt64x256/c2 or 128x128x64/g8/s5/w12/wt128x128/pingpong)";
     }
     return std::nullopt;
   };
@@ -83,6 +83,10 @@ std::optional<KernelConfig> parse_kernel_config(std::string_view text, std::stri
       continue;
     }
     if (p.empty()) return fail("empty field");
+    if (p == "pingpong") {
+      c.schedule = KernelSchedule::ping_pong;
+      continue;
+    }
     if (p[0] == 'c' && p.find('x') != std::string_view::npos) {
       int cluster[2];
       if (!parse_dims(p.substr(1), 2, cluster)) return fail("cluster must be cM or cMxN");
@@ -105,9 +109,6 @@ std::optional<KernelConfig> parse_kernel_config(std::string_view text, std::stri
       case 'c':
         c.cluster_m = *v;
         break;
-      case 'k':
-        c.split_k = *v;
-        break;
       default:
         return fail("unknown field '" + std::string(p) + "'");
     }
@@ -119,11 +120,7 @@ bool same_instantiation(const KernelConfig& x, const KernelConfig& y) {
   return x.block_m == y.block_m && x.block_n == y.block_n && x.block_k == y.block_k &&
          x.num_stages == y.num_stages && x.num_warps == y.num_warps && x.warp_m == y.warp_m &&
          x.warp_n == y.warp_n && x.cluster_m == y.cluster_m && x.cluster_n == y.cluster_n &&
-         x.split_k == y.split_k;
-}
-
-bool ping_pong(const KernelConfig& config) {
-  return config.num_warps == 12 && config.warp_m == config.block_m;
+         x.schedule == y.schedule;
 }
 
 }  // namespace tilegemm

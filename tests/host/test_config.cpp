@@ -18,14 +18,15 @@ TEST(KernelConfig, PrintsInTheDocumentedForm) {
   c.cluster_m = 1;
   EXPECT_EQ(to_string(c), "128x128x32/g8/s3/w8/wt64x32/c1x2");
   c.cluster_n = 1;
-  c.split_k = 2;
-  EXPECT_EQ(to_string(c), "128x128x32/g8/s3/w8/wt64x32/k2");
+  c.schedule = KernelSchedule::ping_pong;
+  EXPECT_EQ(to_string(c), "128x128x32/g8/s3/w8/wt64x32/pingpong");
 }
 
 TEST(KernelConfig, ParsesWhatItPrints) {
-  for (const char* text : {"128x128x32/g8/s3/w8", "64x32x16/g1/s2/w4/wt32x32", "16x16x1/g8/s1/w8",
-                           "128x256x64/g8/s4/w12/wt64x256/c2", "128x64x64/g8/s6/w12/wt64x64/k2",
-                           "64x128x64/g8/s8/w8/wt64x128/c2x2"}) {
+  for (const char* text :
+       {"128x128x32/g8/s3/w8", "64x32x16/g1/s2/w4/wt32x32", "16x16x1/g8/s1/w8",
+        "128x256x64/g8/s4/w12/wt64x256/c2", "128x128x64/g8/s5/w12/wt128x128/pingpong",
+        "64x128x64/g8/s8/w8/wt64x128/c2x2"}) {
     auto c = parse_kernel_config(text);
     ASSERT_TRUE(c) << text;
     EXPECT_EQ(to_string(*c), text);
@@ -43,8 +44,8 @@ TEST(KernelConfig, FieldsAreOptionalAndInAnyOrder) {
 TEST(KernelConfig, RejectsMalformedTextWithAMessage) {
   for (const char* text :
        {"", "128x128", "128x128x0", "axbxc", "128x128x32/q3", "128x128x32/g", "128x128x32/g-1",
-        "128x128x32/wt64", "128x128x32//w4", "128x128x32/c0", "128x128x32/k0", "128x128x32/c2x",
-        "128x128x32/c2x0", "128x128x32/c2x2x2"}) {
+        "128x128x32/wt64", "128x128x32//w4", "128x128x32/c0", "128x128x32/k2", "128x128x32/ping",
+        "128x128x32/c2x", "128x128x32/c2x0", "128x128x32/c2x2x2"}) {
     std::string error;
     EXPECT_FALSE(parse_kernel_config(text, &error)) << text;
     EXPECT_NE(error.find("config '"), std::string::npos) << error;
@@ -63,9 +64,12 @@ TEST(KernelConfig, SameInstantiationIgnoresGroupSize) {
   EXPECT_EQ(parse_kernel_config("128x128x16/g8/s2/w8/wt64x32/c1")->cluster_m, 1);
   EXPECT_FALSE(same_instantiation(d, *parse_kernel_config("128x128x16/g8/s2/w8/wt64x32/c2x2")));
   EXPECT_EQ(parse_kernel_config("128x128x16/g8/s2/w8/wt64x32/c2x2")->cluster_n, 2);
-  // So is split-K.
-  EXPECT_FALSE(same_instantiation(a, *parse_kernel_config("128x128x16/g8/s2/w8/wt64x32/k2")));
-  EXPECT_EQ(parse_kernel_config("128x128x16/g8/s2/w8/wt64x32")->split_k, 1);
+  // So is the schedule, which is never inferred from the warp tile.
+  const auto pp = *parse_kernel_config("128x128x64/g8/s5/w12/wt128x128/pingpong");
+  EXPECT_EQ(pp.schedule, KernelSchedule::ping_pong);
+  const auto coop = *parse_kernel_config("128x128x64/g8/s5/w12/wt128x128");
+  EXPECT_EQ(coop.schedule, KernelSchedule::cooperative);
+  EXPECT_FALSE(same_instantiation(pp, coop));
 }
 
 }  // namespace

@@ -35,16 +35,15 @@ GemmProblem problem(int64_t m, int64_t n, int64_t k, DType dtype = DType::bf16) 
 }
 
 TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
-  // The Hopper kernel's list: each large shape unclustered, then in clusters of 2; 128x64, also
-  // split over K in clusters of 2 (which the rules leave out); 64x128 with one consumer, also in
-  // clusters of 2; last, 64x64, whose stages hold two slabs of K (BLOCK_SIZE_K 128).
+  // The Hopper kernel's list: each large shape unclustered, then in clusters of 2; 128x64; 64x128
+  // with one consumer, also in clusters of 2; last, 64x64, whose stages hold two slabs of K
+  // (BLOCK_SIZE_K 128).
   std::vector<KernelConfig> configs =
       parsed_configs({"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
                       "256x128x64/g8/s4/w12/wt128x128", "256x128x64/g8/s4/w12/wt128x128/c2",
                       "128x128x64/g8/s6/w12/wt64x128", "128x128x64/g8/s6/w12/wt64x128/c2",
-                      "128x64x64/g8/s8/w12/wt64x64", "128x64x64/g8/s6/w12/wt64x64/k2",
-                      "64x128x64/g8/s8/w8/wt64x128", "64x128x64/g8/s8/w8/wt64x128/c2",
-                      "64x64x128/g8/s6/w8/wt64x64"});
+                      "128x64x64/g8/s8/w12/wt64x64", "64x128x64/g8/s8/w8/wt64x128",
+                      "64x128x64/g8/s8/w8/wt64x128/c2", "64x64x128/g8/s6/w8/wt64x64"});
   const auto pick = [&](int64_t m, int64_t n, int64_t k) {
     return to_string(rules_config(configs, problem(m, n, k), 132));
   };
@@ -146,14 +145,14 @@ TEST(RulesConfig, ClustersOfTwoWhere16BitLinesAreOffL2Lines) {
 TEST(RulesConfig, PingPongForAGeneralEpilogueOverAShortK) {
   std::vector<KernelConfig> configs =
       parsed_configs({"128x256x64/g8/s4/w12/wt64x256", "128x128x64/g8/s6/w12/wt64x128",
-                      "64x64x128/g8/s6/w8/wt64x64", "128x128x64/g8/s5/w12/wt128x128"});
+                      "64x64x128/g8/s6/w8/wt64x64", "128x128x64/g8/s5/w12/wt128x128/pingpong"});
   const auto pick = [&](int64_t m, int64_t n, int64_t k, bool bias) {
     GemmProblem p = problem(m, n, k);
     if (bias) p.epilogue.bias = p.d.data;
     return to_string(rules_config(configs, p, 132));
   };
-  EXPECT_EQ(pick(8192, 8192, 1024, true), "128x128x64/g8/s5/w12/wt128x128");
-  EXPECT_EQ(pick(8192, 8192, 2048, true), "128x128x64/g8/s5/w12/wt128x128");
+  EXPECT_EQ(pick(8192, 8192, 1024, true), "128x128x64/g8/s5/w12/wt128x128/pingpong");
+  EXPECT_EQ(pick(8192, 8192, 2048, true), "128x128x64/g8/s5/w12/wt128x128/pingpong");
   // alpha * AB alone, a longer K, or fewer than two 128x128 tiles per SM (2048^3: 256).
   EXPECT_EQ(pick(8192, 8192, 1024, false), "128x256x64/g8/s4/w12/wt64x256");
   EXPECT_EQ(pick(4096, 4096, 4096, true), "128x256x64/g8/s4/w12/wt64x256");
@@ -161,10 +160,11 @@ TEST(RulesConfig, PingPongForAGeneralEpilogueOverAShortK) {
   // An activation or beta alone also counts.
   GemmProblem relu = problem(8192, 8192, 1024);
   relu.epilogue.activation = Activation::relu;
-  EXPECT_EQ(to_string(rules_config(configs, relu, 132)), "128x128x64/g8/s5/w12/wt128x128");
+  EXPECT_EQ(to_string(rules_config(configs, relu, 132)), "128x128x64/g8/s5/w12/wt128x128/pingpong");
   GemmProblem scaled_c = problem(8192, 8192, 1024);
   scaled_c.epilogue.beta = 0.5f;
-  EXPECT_EQ(to_string(rules_config(configs, scaled_c, 132)), "128x128x64/g8/s5/w12/wt128x128");
+  EXPECT_EQ(to_string(rules_config(configs, scaled_c, 132)),
+            "128x128x64/g8/s5/w12/wt128x128/pingpong");
 }
 
 TEST(Heuristic, ATunedTileIsTurnedWhereThatSavesAWave) {
