@@ -5,7 +5,7 @@
 #include <cuda_fp16.h>
 
 #include "kernels/cuda_check.hpp"
-#include "kernels/sm80/ptx.cuh"
+#include "ptx/mma_sync.cuh"
 #include "timing.hpp"
 
 namespace tilegemm::cli {

@@ -4,17 +4,16 @@
 // of 64, commit, wait until one group is in flight) over four stages of shared memory that it
 // filled once with random values. The clock matters: under this load the H100 runs below its
 // 1980 MHz maximum (the power limit), lower still with random operands than with zeros, so the
-// sm90 kernel's K loop is read against this rate, not against the datasheet's
-// (docs/perf-notes.md, sm90 v29).
+// sm90 kernel's K loop is read against this rate, not against the datasheet's.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <vector>
 
 #include "kernels/cuda_check.hpp"
-#include "kernels/kernel_common.cuh"  // shared_address
-#include "kernels/sm90/smem_layout.hpp"
-#include "kernels/sm90/wgmma_ops.cuh"
+#include "kernels/sm90/operand_tile.hpp"
+#include "ptx/common.cuh"
+#include "ptx/wgmma.cuh"
 #include "timing.hpp"
 
 namespace tilegemm::cli {

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Writes src/kernels/sm90/wgmma_ops.cuh: one inline-PTX wrapper per wgmma shape the sm90 kernel uses.
+"""Writes src/ptx/wgmma.cuh: one inline-PTX wrapper per wgmma shape the sm90 kernel uses.
 
 A wgmma.mma_async m64nNk16 (k8 for tf32) names all N/2 accumulator registers of a thread in its
 operand list, which no C++ construct can spell; this script writes them out. Run it after
 changing SHAPES or TYPES:
 
-    python3 scripts/gen-wgmma.py > src/kernels/sm90/wgmma_ops.cuh
+    python3 scripts/gen-wgmma.py > src/ptx/wgmma.cuh
 """
 
 SHAPES = [64, 128, 256]  # N of m64nNk16

@@ -1,4 +1,4 @@
-// What every GPU kernel shares: shared-memory addresses, the program -> tile mapping, the launch
+// What every GPU kernel shares: the program -> tile mapping, the launch
 // grid, the device's compute capability, and the registry entry and launch dispatch of a kernel
 // compiled for a fixed list of configs.
 #pragma once
@@ -9,14 +9,10 @@
 
 #include "kernels/gemm_args.hpp"
 #include "kernels/kernel_registry.hpp"
+#include "ptx/common.cuh"
 #include "schedule/tile_order.hpp"
 
 namespace tilegemm {
-
-// Shared-memory address as the 32-bit value the .shared state space takes.
-__device__ __forceinline__ uint32_t shared_address(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
 
 // The program's output tile, from the library's schedule (one place, shared with the host).
 __device__ __forceinline__ TileCoord program_tile(const GemmArgs& args, int block_m, int block_n) {

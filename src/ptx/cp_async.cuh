@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "kernels/kernel_common.cuh"  // shared_address
+#include "ptx/common.cuh"
 
 namespace tilegemm {
 
@@ -64,8 +64,7 @@ __device__ __forceinline__ uint64_t mbarrier_arrive(uint64_t* barrier) {
 // passes), so a waiting warp takes no issue slots from the warps that are computing. test_wait
 // (sm_80 has no try_wait) returns at once and the loop spins. In warptile's fp32 K loop on the
 // H100 the spins were 6.5 % of the instructions executed; try_wait removed them, but the time did
-// not change: the spinning warps had only taken slots nobody else could use (docs/perf-notes.md,
-// warptile v8).
+// not change: the spinning warps had only taken slots nobody else could use.
 __device__ __forceinline__ void mbarrier_wait(uint64_t* barrier, uint32_t parity) {
   const uint32_t address = shared_address(barrier);
   uint32_t done = 0;

@@ -1,5 +1,5 @@
 // The Ampere-class instructions the sm80 kernel uses, one small inline-PTX function each
-// (cp.async, shared with warptile, is in kernels/cp_async.cuh). PTX ISA references: ldmatrix
+// (cp.async, shared with warptile, is in ptx/cp_async.cuh). PTX ISA references: ldmatrix
 // (9.7.14.5.15), mma.sync m16n8k16 / m16n8k8 (9.7.14.5).
 #pragma once
 
@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "kernels/cp_async.cuh"
+#include "ptx/cp_async.cuh"
 
 namespace tilegemm::sm80 {
 
@@ -33,7 +33,7 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t address) 
 // adding half a tf32 unit in the last place (bit 12) to the bits is the whole rounding: a carry
 // out of the low 13 bits rounds the magnitude up. One integer add, where cvt.rna takes more
 // instructions and registers (with cvt, the double-buffered tf32 kernels spilled 140 bytes,
-// with the add 36; docs/perf-notes.md, sm80 v5). The one difference: a NaN whose payload lies
+// with the add 36). The one difference: a NaN whose payload lies
 // only in the low 13 bits reads as an infinity.
 __device__ __forceinline__ uint32_t to_tf32(uint32_t x) { return x + 0x1000u; }
 
