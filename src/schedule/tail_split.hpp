@@ -6,7 +6,7 @@
 // G - T programs sit idle for a whole tile: 512 tiles of 128x256 at 4096 x 4096 x 11008 make
 // 3.88 rounds on 132 SMs, and 16 SMs wait through the fourth's 172 K steps. The split keeps every
 // program busy in that round without moving the K offsets apart (Stream-K, which gave each
-// program its own K offset, lost the L2 reuse of the grouped order: docs/perf-notes.md, sm90 v6):
+// program its own K offset, lost the L2 reuse of the grouped order):
 //
 //   whole items   items 0 .. G * (rounds - 1) - 1 as before: program p takes p, p + G, ...
 //   heads         the last round's item j (j < T) goes to program H + j, where H = G - T: its K
@@ -44,8 +44,8 @@ struct TailSplit {
   TILEGEMM_HOST_DEVICE constexpr bool on() const { return head_steps > 0; }
 };
 
-// The model's costs, in K steps of the tile (see above), from the H100 (docs/perf-notes.md, sm90
-// v31). A tail costs 6 steps beyond its own: its wgmma drain, the stores of BM x BN fp32 sums
+// The model's costs, in K steps of the tile (see above), from the H100. A tail costs 6 steps
+// beyond its own: its wgmma drain, the stores of BM x BN fp32 sums
 // (128 KB for 128x256) and the flag's release, which waits for them. With 1, the first guess,
 // helpers with eight tails each lost 2.3 % at 4096 x 4096 x 11008 and 9 % at 4096^3, where a
 // sweep of head_steps put the best split exactly where a cost of 6 puts it (158 of 172 steps,
@@ -83,61 +83,5 @@ constexpr TailSplit plan_tail_split(int64_t items, int64_t programs, int64_t k_s
           .tails_per_helper = int32_t(per_helper),
           .head_steps = int32_t(best_head)};
 }
-
-// What a program does with one work item: all of its K steps, the head's or the tail's.
-enum class Share : int32_t { whole, head, tail };
-
-// One piece of a program's walk: K steps k_begin .. k_begin + k_steps - 1 of work item `item`.
-// `slot`: the item's place in the last round (head, tail), where its partial sums and flag go.
-struct Piece {
-  int32_t item = -1;
-  int32_t k_begin = 0, k_steps = 0;
-  Share share = Share::whole;
-  int32_t slot = 0;
-};
-
-// The walk of the programs of a grid of `programs` under `split`: program p takes items first(p),
-// next(p, first(p)), ... until -1, and piece(p, item) says what it does with each. Whole items run
-// K steps k_begin .. k_begin + k_steps - 1 (split-K: the program's share; else all of them). The
-// walk carries only the item from one piece to the next, and takes the program's number at each
-// call: in the kernel's loops anything kept from one piece to the next, or worked out once per
-// program, is a register through every K loop.
-struct ProgramWalk {
-  TailSplit split;
-  int32_t programs = 1;
-  int32_t k_begin = 0, k_steps = 0;
-
-  // Program p's item in the last round: with a split, its head's or its first tail's (none, -1,
-  // for a helper left without one); without it, none (the whole items include that round).
-  TILEGEMM_HOST_DEVICE constexpr int32_t last_round(int32_t p) const {
-    if (!split.on()) return -1;
-    const int32_t slot = p >= split.helpers ? p - split.helpers : p * split.tails_per_helper;
-    return slot < split.tail_items ? split.whole_items + slot : -1;
-  }
-  TILEGEMM_HOST_DEVICE constexpr int32_t first(int32_t p) const {
-    return p < split.whole_items ? p : last_round(p);
-  }
-  TILEGEMM_HOST_DEVICE constexpr int32_t next(int32_t p, int32_t item) const {
-    if (item < 0) return -1;
-    if (item < split.whole_items) {
-      return item + programs < split.whole_items ? item + programs : last_round(p);
-    }
-    if (p >= split.helpers) return -1;                  // a head is the program's last piece
-    const int32_t slot = item - split.whole_items + 1;  // a helper's next tail
-    const bool mine = slot < (p + 1) * split.tails_per_helper && slot < split.tail_items;
-    return mine ? item + 1 : -1;
-  }
-  // piece(p, item).k_steps alone.
-  TILEGEMM_HOST_DEVICE constexpr int32_t steps_of(int32_t p, int32_t item) const {
-    if (item < split.whole_items) return k_steps;
-    return p >= split.helpers ? split.head_steps : k_steps - split.head_steps;
-  }
-  TILEGEMM_HOST_DEVICE constexpr Piece piece(int32_t p, int32_t item) const {
-    if (item < split.whole_items) return {item, k_begin, k_steps, Share::whole, 0};
-    const int32_t slot = item - split.whole_items;
-    if (p >= split.helpers) return {item, 0, split.head_steps, Share::head, slot};
-    return {item, split.head_steps, k_steps - split.head_steps, Share::tail, slot};
-  }
-};
 
 }  // namespace tilegemm

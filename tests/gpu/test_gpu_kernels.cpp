@@ -22,20 +22,22 @@ bool contains(const std::string& text, const char* part) {
 // refuses problems its TMA loads cannot describe (rows not 16-byte aligned, K = 0; "auto" sends
 // those to sm80), tf32 operands that are not K-major in problems too small to copy, and every
 // problem on a GPU that is not a Hopper; sm80's 3-stage configs are
-// compiled for one input type each (128-byte K slices) and refuse rows that are not 16-byte
-// aligned. (RandomShapesPaddedLeadingDimsEveryLayout lets no other sm80 refusal through.)
+// compiled for one input type each (128-byte K slices), and they and the tiles larger than
+// 128 x 128 refuse rows that are not 16-byte aligned (cp.async only). (RandomShapesPaddedLeading-
+// DimsEveryLayout lets no other sm80 refusal through.)
 void expect_matches_reference(const WorkloadSpec& spec, const GemmOptions& options) {
-  const bool three_stage_sm80 =
-      options.kernel == "sm80" && options.config && options.config->num_stages == 3;
-  if (options.kernel == "sm90" || three_stage_sm80) {
+  const bool async_only_sm80 = options.kernel == "sm80" && options.config &&
+                               (options.config->num_stages == 3 ||
+                                options.config->block_m * options.config->block_n > 128 * 128);
+  if (options.kernel == "sm90" || async_only_sm80) {
     std::unique_ptr<harness::Workload> w;
     ASSERT_TRUE(harness::Workload::create(spec, true, &w).ok());
     const Status s = plan(w->problem(), options, nullptr);
     if (!s.ok()) {
-      EXPECT_TRUE(three_stage_sm80 ? contains(s.message, "3-stage configs")
-                                   : contains(s.message, "TMA") || contains(s.message, "K > 0") ||
-                                         contains(s.message, "Hopper") ||
-                                         contains(s.message, "tf32 needs K-major"))
+      EXPECT_TRUE(async_only_sm80 ? contains(s.message, "3-stage configs")
+                                  : contains(s.message, "TMA") || contains(s.message, "K > 0") ||
+                                        contains(s.message, "Hopper") ||
+                                        contains(s.message, "tf32 needs K-major"))
           << s.message << " | " << testing::describe(spec);
       return;
     }
@@ -376,7 +378,8 @@ TEST_F(GpuKernels, LastRoundSplitIntoHeadsAndTails) {
   uint64_t seed = 1100;
   for (const KernelCase& kc : every_kernel_config()) {
     const KernelConfig& c = *kc.options.config;
-    if (kc.options.kernel != "sm90" || c.cluster_m * c.cluster_n * c.split_k > 1 || ping_pong(c)) {
+    if (kc.options.kernel != "sm90" || c.cluster_m * c.cluster_n > 1 ||
+        c.schedule == KernelSchedule::ping_pong) {
       continue;
     }
     const int64_t tiles = num_tiles(kM, kN, c.block_m, c.block_n);

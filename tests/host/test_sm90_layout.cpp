@@ -1,15 +1,22 @@
-// The sm90 kernel's host-side parts: the persistent tile walk, the wgmma descriptors and the
-// epilogue's store chunks against a model of where TMA's 128-byte swizzle puts each element, and
-// which problems the TMA-store epilogue takes.
+// The sm90 kernel's host-side parts: the shared storage, the persistent tile walk, the wgmma
+// descriptors and the epilogue's store chunks against a model of where TMA's 128-byte swizzle
+// puts each element, the stage ring, and which problems the TMA-store epilogue takes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <random>
 #include <set>
+#include <utility>
 #include <vector>
 
-#include "kernels/sm90/smem_layout.hpp"
+#include "epilogue/sm90_store_chunk.hpp"
+#include "kernels/sm90/compiled_shapes.hpp"
+#include "kernels/sm90/kernel_shape.hpp"
+#include "kernels/sm90/operand_tile.hpp"
+#include "kernels/sm90/pipeline_state.hpp"
+#include "kernels/sm90/shared_storage.hpp"
 #include "kernels/sm90/tensor_map.hpp"
 #include "schedule/tile_order.hpp"
 #include "tilegemm/config.hpp"
@@ -225,60 +232,91 @@ TEST(Sm90Epilogue, CComesByTmaWhenItLooksLikeD) {
   EXPECT_TRUE(with([](GemmArgs& a) { a.epilogue.c.dtype = a.epilogue.d.dtype = DType::fp32; }));
 }
 
-TEST(Sm90Layout, SharedBytesFitTheH100) {
-  // 227 KB per block on sm_90: every compiled shape's stages, store buffers and (split-K)
-  // partial sums fit.
-  for (auto [bm, bn, stages, split_k, slabs] : {std::tuple{128, 256, 4, 1, 1},
-                                                {256, 128, 4, 1, 1},
-                                                {128, 128, 6, 1, 1},
-                                                {128, 64, 8, 1, 1},
-                                                {128, 64, 6, 2, 1},
-                                                {64, 128, 8, 1, 1},
-                                                {64, 64, 6, 1, 2}})
-    EXPECT_LE(shared_bytes(bm, bn, stages, split_k, false, slabs), 227 * 1024)
-        << bm << "x" << bn << " s" << stages << " k" << split_k << " slabs " << slabs;
-  // Stages of two slabs hold twice the bytes, with the barriers of one stage each: six of 64x64
-  // take what twelve of one slab did, and a seventh no longer fits.
-  EXPECT_EQ(stage_bytes(64, 64, 6, false, 2) - stage_bytes(64, 64, 12), -2 * 8 * 6);
-  EXPECT_GT(shared_bytes(64, 64, 7, 1, false, 2), 227 * 1024);
-  // Ping-pong: both consumers' buffers for a whole tile each.
-  EXPECT_LE(shared_bytes(128, 128, 5, 1, true), 227 * 1024);
-  EXPECT_LE(shared_bytes(64, 256, 4, 1, true), 227 * 1024);
-  // A sixth stage of 128x128 would leave room for two buffers per consumer, not a whole tile.
-  EXPECT_EQ(store_buffers(128, 128, 6, 1, true), 2);
-  EXPECT_GT(shared_bytes(128, 256, 5), 227 * 1024);
-  // The partial sums take an fp32 tile's room: eight stages of 128x64 no longer fit beside them.
-  EXPECT_EQ(shared_bytes(128, 64, 6, 2) - shared_bytes(128, 64, 6), 128 * 64 * 4);
-  EXPECT_GT(shared_bytes(128, 64, 8, 2), 227 * 1024);
+// The shared storage of a shape, as the host sees it: its bytes, and where each part starts.
+struct StorageFacts {
+  int64_t bytes;  // what a launch asks for, the alignment slack included
+  int store_buffers;
+  size_t a, b, store, full, empty, c_full;  // offsets from the 1024-byte aligned base
+  int64_t stage_bytes;                      // both operands' tiles of one stage
+};
+template <Sm90Shape kShape>
+StorageFacts facts() {
+  using S = SharedStorage<kShape>;
+  return {shared_bytes<kShape>(), S::kStoreBuffers,    offsetof(S, a),
+          offsetof(S, b),         offsetof(S, store),  offsetof(S, full),
+          offsetof(S, empty),     offsetof(S, c_full), int64_t(sizeof(S::a[0]) + sizeof(S::b[0]))};
+}
+template <size_t... I>
+std::vector<std::pair<Sm90Shape, StorageFacts>> compiled_facts(std::index_sequence<I...>) {
+  return {{kCompiledShapes[I], facts<kCompiledShapes[I]>()}...};
 }
 
-TEST(Sm90Layout, StoreBuffersHoldAWholePartWhenTheStagesLeaveRoom) {
+TEST(Sm90Storage, EveryCompiledShapeFitsTheH100WithItsPartsOnTheSwizzlePeriod) {
+  const auto all = compiled_facts(std::make_index_sequence<std::size(kCompiledShapes)>{});
+  ASSERT_EQ(all.size(), std::size(kCompiledShapes));
+  for (const auto& [shape, f] : all) {
+    const KernelConfig c = shape.config(2);
+    EXPECT_LE(f.bytes, 227 * 1024) << to_string(c);
+    // Operand slabs and store buffers start on the swizzle's 1024-byte period; the barriers
+    // follow them, 8 bytes each.
+    EXPECT_EQ(f.a, 0u);
+    EXPECT_EQ(f.b % kAtomBytes, 0u) << to_string(c);
+    EXPECT_EQ(f.store % kAtomBytes, 0u) << to_string(c);
+    EXPECT_EQ(f.b, size_t(shape.num_stages) * shape.k_slabs * shape.block_m * kRowBytes);
+    EXPECT_EQ(f.store, f.b + size_t(shape.num_stages) * shape.k_slabs * shape.block_n * kRowBytes);
+    EXPECT_EQ(f.full, f.store + size_t(shape.consumers()) * f.store_buffers * kStoreChunkBytes);
+    EXPECT_EQ(f.empty, f.full + 8u * shape.num_stages);
+    EXPECT_EQ(f.c_full, f.empty + 8u * shape.num_stages);
+    EXPECT_EQ(f.bytes, int64_t(f.c_full) + 8 * shape.consumers() + kAtomBytes) << to_string(c);
+    EXPECT_EQ(f.stage_bytes, int64_t(shape.k_slabs) * (shape.block_m + shape.block_n) * kRowBytes);
+    // A stage holds k_slabs slabs of 128 bytes of K: BLOCK_SIZE_K 64 (or 128) of 16-bit values,
+    // half that of tf32.
+    EXPECT_EQ(c.block_k, 64 * shape.k_slabs);
+    EXPECT_EQ(shape.config(4).block_k, 32 * shape.k_slabs);
+  }
+}
+
+TEST(Sm90Storage, StoreBuffersHoldAWholePartWhenTheStagesLeaveRoom) {
   // A consumer's part of 128x256 (and of 256x128) is 4 chunks of 64 x 64: with 3 stages
   // (144 KB) all of them fit beside the stages, with 4 (192 KB) two buffers take turns.
-  EXPECT_EQ(store_chunks_per_warpgroup(128, 256), 4);
-  EXPECT_EQ(store_chunks_per_warpgroup(256, 128), 4);
-  EXPECT_EQ(store_buffers(128, 256, 3), 4);
-  EXPECT_EQ(store_buffers(256, 128, 3), 4);
-  EXPECT_EQ(store_buffers(128, 256, 4), 2);
-  EXPECT_EQ(store_buffers(256, 128, 4), 2);
-  // Smaller tiles: the whole part, as many buffers as chunks.
-  EXPECT_EQ(store_buffers(128, 128, 6), 2);
+  EXPECT_EQ(store_chunks(warpgroup_rows(128), 256), 4);
+  EXPECT_EQ(store_chunks(warpgroup_rows(256), 128), 4);
+  EXPECT_EQ((store_buffers<Sm90Shape{.block_m = 128, .block_n = 256, .num_stages = 3}>()), 4);
+  EXPECT_EQ((store_buffers<Sm90Shape{.block_m = 256, .block_n = 128, .num_stages = 3}>()), 4);
+  EXPECT_EQ((store_buffers<Sm90Shape{.block_m = 128, .block_n = 256, .num_stages = 4}>()), 2);
+  EXPECT_EQ((store_buffers<Sm90Shape{.block_m = 256, .block_n = 128, .num_stages = 4}>()), 2);
+  // 128x128 with six stages: two buffers, the whole part of a 16-bit D.
+  EXPECT_EQ((store_buffers<Sm90Shape{.block_m = 128, .block_n = 128, .num_stages = 6}>()), 2);
   // 128x64 and 64x64: room for a consumer's whole part of an fp32 D (two 64 x 32 chunks).
-  EXPECT_EQ(store_chunks_per_warpgroup(128, 64, false, 4), 2);
-  EXPECT_EQ(store_buffers(128, 64, 8), 2);
-  EXPECT_EQ(store_buffers(64, 64, 6, 1, false, 2), 2);
+  EXPECT_EQ(store_chunks(warpgroup_rows(128), 64, 4), 2);
+  EXPECT_EQ((store_buffers<Sm90Shape{.block_m = 128, .block_n = 64, .num_stages = 8}>()), 2);
+  EXPECT_EQ(
+      (store_buffers<Sm90Shape{.block_m = 64, .block_n = 64, .num_stages = 6, .k_slabs = 2}>()), 2);
   // A 64-row tile has one consumer, which owns it all.
   EXPECT_EQ(math_warpgroups(64), 1);
   EXPECT_EQ(math_warpgroups(128), 2);
-  EXPECT_EQ(store_chunks_per_warpgroup(64, 64), 1);
-  EXPECT_EQ(store_chunks_per_warpgroup(64, 128), 2);
-  EXPECT_EQ(shared_bytes(64, 64, 8) - stage_bytes(64, 64, 8), 2 * kStoreChunkBytes);
-  // The total is the stages' bytes plus the buffers of both consumers.
-  EXPECT_EQ(shared_bytes(128, 256, 3) - stage_bytes(128, 256, 3), 2 * 4 * kStoreChunkBytes);
-  EXPECT_EQ(shared_bytes(128, 256, 4) - stage_bytes(128, 256, 4), 2 * 2 * kStoreChunkBytes);
+  EXPECT_EQ(store_chunks(warpgroup_rows(64), 64), 1);
+  EXPECT_EQ(store_chunks(warpgroup_rows(64), 128), 2);
+  // Where the buffers hold less than a consumer's part of an fp32 D, the TMA route carries
+  // chunks into the next tile.
+  EXPECT_TRUE((holds_chunks<Sm90Shape{.block_m = 128, .block_n = 256, .num_stages = 4}>()));
+  EXPECT_TRUE((holds_chunks<Sm90Shape{.block_m = 128, .block_n = 128, .num_stages = 6}>()));
+  EXPECT_FALSE((holds_chunks<Sm90Shape{.block_m = 128, .block_n = 64, .num_stages = 8}>()));
+  EXPECT_FALSE((holds_chunks<kPingPong>()));
+  // Stages of two slabs hold twice the bytes, with the barriers of one stage each: six of 64x64
+  // take what twelve of one slab do, less six stages' barriers, and a seventh no longer fits.
+  EXPECT_EQ(
+      (shared_bytes<Sm90Shape{.block_m = 64, .block_n = 64, .num_stages = 6, .k_slabs = 2}>() -
+       shared_bytes<Sm90Shape{.block_m = 64, .block_n = 64, .num_stages = 12}>()),
+      -2 * 8 * 6);
+  EXPECT_GT(
+      (shared_bytes<Sm90Shape{.block_m = 64, .block_n = 64, .num_stages = 7, .k_slabs = 2}>()),
+      227 * 1024);
+  EXPECT_GT((shared_bytes<Sm90Shape{.block_m = 128, .block_n = 256, .num_stages = 5}>()),
+            227 * 1024);
 }
 
-TEST(Sm90Layout, PingPongConsumersOwnWholeTiles) {
+TEST(Sm90Storage, PingPongConsumersOwnWholeTiles) {
   // Two consumers whatever the tile's height, each with every row of its tiles.
   EXPECT_EQ(math_warpgroups(64, true), 2);
   EXPECT_EQ(math_warpgroups(128, true), 2);
@@ -286,21 +324,41 @@ TEST(Sm90Layout, PingPongConsumersOwnWholeTiles) {
   EXPECT_EQ(warpgroup_rows(64, true), 64);
   EXPECT_EQ(warpgroup_rows(128), 64);
   EXPECT_EQ(warpgroup_rows(64), 64);
-  EXPECT_EQ(store_chunks_per_warpgroup(128, 128, true), 4);
-  EXPECT_EQ(store_chunks_per_warpgroup(64, 256, true), 4);
-  // Room for a whole tile per consumer beside five stages of 128x128 and four of 64x256.
-  EXPECT_EQ(store_buffers(128, 128, 5, 1, true), 4);
-  EXPECT_EQ(store_buffers(64, 256, 4, 1, true), 4);
-  EXPECT_EQ(shared_bytes(128, 128, 5, 1, true) - stage_bytes(128, 128, 5, true),
-            2 * 4 * kStoreChunkBytes);
-  // The config names it: a warpgroup tile as large as the block, 12 warps.
-  EXPECT_TRUE(ping_pong(*parse_kernel_config("128x128x64/g8/s5/w12/wt128x128")));
-  EXPECT_TRUE(ping_pong(*parse_kernel_config("64x256x64/g8/s4/w12/wt64x256")));
-  EXPECT_FALSE(ping_pong(*parse_kernel_config("128x128x64/g8/s6/w12/wt64x128")));
-  EXPECT_FALSE(ping_pong(*parse_kernel_config("64x64x64/g8/s8/w8/wt64x64")));
+  EXPECT_EQ(kPingPong.consumers(), 2);
+  EXPECT_EQ(kPingPong.consumer_rows(), 128);
+  EXPECT_EQ(kPingPong.stage_readers(), 1);
+  // Room for a whole tile of 16-bit D per consumer beside five stages of 128x128; a sixth stage
+  // would leave two buffers.
+  EXPECT_EQ(store_chunks(kPingPong.consumer_rows(), kPingPong.block_n), 4);
+  EXPECT_EQ(store_buffers<kPingPong>(), 4);
+  EXPECT_EQ((store_buffers<Sm90Shape{.block_m = 128,
+                                     .block_n = 128,
+                                     .num_stages = 6,
+                                     .schedule = KernelSchedule::ping_pong}>()),
+            2);
+  // The config names the schedule; it is never inferred from the warp tile.
+  EXPECT_EQ(to_string(kPingPong.config(2)), "128x128x64/g8/s5/w12/wt128x128/pingpong");
+  EXPECT_EQ(parse_kernel_config("128x128x64/g8/s5/w12/wt128x128/pingpong")->schedule,
+            KernelSchedule::ping_pong);
+  EXPECT_EQ(parse_kernel_config("128x128x64/g8/s5/w12/wt128x128")->schedule,
+            KernelSchedule::cooperative);
 }
 
-TEST(Sm90Layout, ClusterMulticastReachesExactlyTheProgramsThatShareATile) {
+TEST(Sm90Storage, CompiledShapesAreValidAndTf32TakesNoClusterAlongN) {
+  for (const Sm90Shape& s : kCompiledShapes) EXPECT_TRUE(valid(s)) << to_string(s.config(2));
+  const auto sixteen = compiled_shapes<2>();
+  const auto tf32 = compiled_shapes<4>();
+  EXPECT_EQ(sixteen.size(), std::size(kCompiledShapes));
+  for (const Sm90Shape& s : tf32) EXPECT_EQ(s.cluster_n, 1);
+  EXPECT_EQ(int(tf32.size()),
+            int(std::count_if(std::begin(kCompiledShapes), std::end(kCompiledShapes),
+                              [](const Sm90Shape& s) { return s.cluster_n == 1; })));
+  // The first is the default: 128x256, four stages, no cluster.
+  EXPECT_EQ(to_string(sixteen[0].config(2)), "128x256x64/g8/s4/w12/wt64x256");
+  EXPECT_EQ(to_string(tf32[0].config(4)), "128x256x32/g8/s4/w12/wt64x256");
+}
+
+TEST(Sm90Clusters, MulticastReachesExactlyTheProgramsThatShareATile) {
   // For every cluster shape and every work item of a walk, a program's part of A goes to the
   // programs whose tiles have its rows, its part of B to those with its columns; a stage is freed
   // by exactly the programs that write into it, cluster_readers of them.
@@ -338,24 +396,30 @@ TEST(Sm90Layout, ClusterMulticastReachesExactlyTheProgramsThatShareATile) {
   EXPECT_FALSE(loads_into(1, 2, 2, 2));
 }
 
-TEST(Sm90Layout, RingPlaceAfterAnyStepsIsWhereAnIncrementalWalkStands) {
-  // A consumer that skips the other's tiles must wait on the stage and phase that stepping
-  // through every K step of every earlier tile reaches.
-  for (int stages : {2, 4, 5, 6, 8, 12}) {
-    for (int k_steps : {1, 2, 3, 5, 16, 64}) {
-      int stage = 0;
-      uint32_t phase = 0;
-      for (int turn = 0; turn < 40; ++turn) {
-        const RingPlace place = ring_place(int64_t(turn) * k_steps, stages);
-        ASSERT_EQ(place.stage, stage)
-            << stages << " stages, " << k_steps << " steps, turn " << turn;
-        ASSERT_EQ(place.phase, phase)
-            << stages << " stages, " << k_steps << " steps, turn " << turn;
-        for (int kt = 0; kt < k_steps; ++kt)
-          if (++stage == stages) stage = 0, phase ^= 1;
-      }
+template <int kStages>
+void expect_after_matches_stepping() {
+  for (int k_steps : {1, 2, 3, 5, 16, 64}) {
+    PipelineState<kStages> walked;
+    for (int turn = 0; turn < 40; ++turn) {
+      const auto place = PipelineState<kStages>::after(int64_t(turn) * k_steps);
+      ASSERT_EQ(place.stage, walked.stage)
+          << kStages << " stages, " << k_steps << " steps, turn " << turn;
+      ASSERT_EQ(place.phase, walked.phase)
+          << kStages << " stages, " << k_steps << " steps, turn " << turn;
+      for (int kt = 0; kt < k_steps; ++kt) walked.advance();
     }
   }
+}
+
+TEST(Sm90Pipeline, StateAfterAnyStepsIsWhereAnIncrementalWalkStands) {
+  // A consumer that skips the other's tiles must wait on the stage and phase that stepping
+  // through every K step of every earlier tile reaches.
+  expect_after_matches_stepping<2>();
+  expect_after_matches_stepping<4>();
+  expect_after_matches_stepping<5>();
+  expect_after_matches_stepping<6>();
+  expect_after_matches_stepping<8>();
+  expect_after_matches_stepping<12>();
 }
 
 // A model of one program's ring with two consumers that share every tile, step by step: the
@@ -407,17 +471,19 @@ bool staggered_ring_completes(int stages, const std::vector<int>& steps, int sta
   return issued[0] == total && issued[1] == total;
 }
 
-TEST(Sm90Layout, StaggeredEndsNeverStallTheRing) {
+TEST(Sm90Pipeline, StaggeredEndsNeverStallTheRing) {
   // Every compiled shape with two consumers sharing its tiles staggers; the rest do not.
-  EXPECT_EQ(stagger_steps(2, false, 1, 4), 3);
-  EXPECT_EQ(stagger_steps(2, false, 1, 6), 3);
-  EXPECT_EQ(stagger_steps(2, false, 1, 3), 2);
-  EXPECT_EQ(stagger_steps(1, false, 1, 8), 0);  // one consumer
-  EXPECT_EQ(stagger_steps(2, true, 1, 5), 0);   // ping-pong
-  EXPECT_EQ(stagger_steps(2, false, 2, 6), 0);  // split-K
+  EXPECT_EQ(stagger_steps(2, false, 4), 3);
+  EXPECT_EQ(stagger_steps(2, false, 6), 3);
+  EXPECT_EQ(stagger_steps(2, false, 3), 2);
+  EXPECT_EQ(stagger_steps(1, false, 8), 0);  // one consumer
+  EXPECT_EQ(stagger_steps(2, true, 5), 0);   // ping-pong
+  for (const Sm90Shape& s : kCompiledShapes) {
+    EXPECT_EQ(s.stagger() > 0, s.consumers() == 2 && !s.ping_pong()) << to_string(s.config(2));
+  }
   std::mt19937 rng(5);
   for (int stages : {2, 3, 4, 5, 6, 8}) {
-    const int stagger = stagger_steps(2, false, 1, stages);
+    const int stagger = stagger_steps(2, false, stages);
     for (int k_steps = stagger + 1; k_steps <= 40; ++k_steps)
       for (int tiles : {1, 2, 5}) {
         const std::vector<int> steps(tiles, k_steps);

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "schedule/tail_split.hpp"
+#include "schedule/persistent_scheduler.hpp"
 
 namespace tilegemm {
 namespace {
@@ -18,7 +18,7 @@ std::vector<std::vector<Piece>> walk_all(const TailSplit& split, int32_t program
                                          int32_t k_steps) {
   std::vector<std::vector<Piece>> out(programs);
   for (int32_t p = 0; p < programs; ++p) {
-    const ProgramWalk w{split, programs, 0, k_steps};
+    const ProgramWalk w{split, programs, k_steps};
     for (int32_t item = w.first(p); item >= 0; item = w.next(p, item)) {
       out[p].push_back(w.piece(p, item));
       EXPECT_EQ(w.steps_of(p, item), out[p].back().k_steps);

@@ -1,25 +1,20 @@
-// The Hopper kernel: config matching, the checks that decide whether TMA can take a problem, and
-// launch. The kernel is in sm90.cuh; its instantiations in sm90_<fp16|bf16|tf32>.cu.
+// The Hopper kernel's registry entry: config matching, the checks that decide whether TMA can
+// take a problem, and the tail split's workspace. The kernel is in sm90_kernel.cuh, its launcher
+// in launch.cuh, its instantiations in sm90_<fp16|bf16|tf32>.cu.
 #include <algorithm>
 #include <atomic>
 #include <climits>
 
 #include "kernels/memory_pool.hpp"
-#include "kernels/sm90/sm90.cuh"
+#include "kernels/sm90/launch.cuh"
 
 namespace tilegemm::sm90 {
 namespace {
 
 Status launch(const GemmArgs& args, const KernelConfig& config, void* stream) {
-  const auto s = static_cast<cudaStream_t>(stream);
-  switch (args.a.dtype) {
-    case DType::fp16:
-      return launch_for_type<__half>(args, config, s);
-    case DType::bf16:
-      return launch_for_type<__nv_bfloat16>(args, config, s);
-    default:  // tf32: fp32 in memory
-      return launch_for_type<float>(args, config, s);
-  }
+  return with_element(args.a.dtype, [&](auto element) {
+    return launch_for_element<decltype(element)>(args, config, static_cast<cudaStream_t>(stream));
+  });
 }
 
 // wgmma and setmaxnreg exist only on compute capability 9.0 and only in sm_90a machine code.
@@ -67,8 +62,8 @@ std::string problem_check(const GemmProblem& p) {
 // bytes of K (64 or 128 values of fp16 and bf16, 32 or 64 of tf32), so a config is told by the
 // list that has it, not by its BLOCK_SIZE_K alone.
 const std::vector<KernelConfig>& compiled_for(DType input) {
-  static const std::vector<KernelConfig> sixteen_bit = configs_of<Shapes>();
-  static const std::vector<KernelConfig> tf32 = configs_of<Tf32Shapes>();
+  static const std::vector<KernelConfig> sixteen_bit = configs_of<CompiledShapes<Bf16>>();
+  static const std::vector<KernelConfig> tf32 = configs_of<CompiledShapes<Tf32>>();
   return input == DType::tf32 ? tf32 : sixteen_bit;
 }
 
@@ -82,12 +77,6 @@ std::string compiled_check(const GemmProblem& p, const KernelConfig& c) {
   return "kernel sm90: " + std::string(to_string(p.a.dtype)) + " has no compiled config " +
          to_string(c) + " (BLOCK_SIZE_K is one or two slabs of 128 bytes of K, " +
          std::to_string(block_k_for(dtype_size(p.a.dtype))) + " values each)";
-}
-
-// Slabs per stage of a compiled config, whichever input type's list has it.
-int compiled_slabs(const KernelConfig& c) {
-  const bool tf32 = has_config(compiled_for(DType::tf32), c);
-  return std::max(1, c.block_k / block_k_for(tf32 ? 4 : 2));
 }
 
 // A flag value for one launch's tail split (TailSplitWork): splitmix64 of a count of launches,
@@ -143,8 +132,8 @@ namespace tilegemm::gpu {
 namespace {
 // The 16-bit configs first (the first is the kernel's default), then tf32's.
 std::vector<KernelConfig> all_configs() {
-  std::vector<KernelConfig> configs = configs_of<sm90::Shapes>();
-  for (const KernelConfig& c : configs_of<sm90::Tf32Shapes>()) configs.push_back(c);
+  std::vector<KernelConfig> configs = configs_of<sm90::CompiledShapes<Bf16>>();
+  for (const KernelConfig& c : configs_of<sm90::CompiledShapes<Tf32>>()) configs.push_back(c);
   return configs;
 }
 }  // namespace
@@ -155,10 +144,10 @@ Kernel sm90_kernel() {
       {DType::fp16, DType::bf16, DType::tf32}, all_configs(), sm90::launch);
   kernel.tensor_cores = true;
   kernel.persistent = true;
-  kernel.type_defaults[DType::tf32] = configs_of<sm90::Tf32Shapes>().front();
-  kernel.shared_bytes = [](const KernelConfig& c, DType) {
-    return sm90::shared_bytes(c.block_m, c.block_n, c.num_stages, c.split_k, ping_pong(c),
-                              sm90::compiled_slabs(c));
+  kernel.type_defaults[DType::tf32] = configs_of<sm90::CompiledShapes<Tf32>>().front();
+  kernel.shared_bytes = [](const KernelConfig& c, DType dtype) {
+    return dtype == DType::tf32 ? sm90::compiled_shared_bytes<Tf32>(c)
+                                : sm90::compiled_shared_bytes<Bf16>(c);
   };
   kernel.can_implement = [config_check = kernel.can_implement](const GemmProblem& p,
                                                                const KernelConfig& c) {

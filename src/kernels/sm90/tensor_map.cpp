@@ -6,7 +6,7 @@
 #include <climits>
 #include <cstdint>
 
-#include "kernels/sm90/smem_layout.hpp"
+#include "kernels/sm90/operand_tile.hpp"
 #include "problem/alignment.hpp"
 
 namespace tilegemm::sm90 {

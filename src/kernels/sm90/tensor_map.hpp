@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "epilogue/sm90_store_route.hpp"
 #include "kernels/gemm_args.hpp"
 #include "tilegemm/tilegemm.hpp"
 
@@ -26,17 +27,6 @@ OperandShape operand_b(const GemmArgs& args);
 OperandShape output_d(const GemmArgs& args);
 OperandShape source_c(const GemmArgs& args);
 
-// How the epilogue takes a tile's outputs to D, decided once per launch (store_route).
-enum class StoreRoute {
-  tma,          // D = alpha * AB, 16-bit or fp32, row-major, described by a tensor map:
-                // converted chunks through shared memory, TMA stores
-  tma_general,  // the whole epilogue (beta*C, bias, activation) into such a D: computed in
-                // registers a round at a time, then the same chunks and TMA stores
-  scaled,       // D = alpha * AB, 16-bit, row-major with aligned pairs but no tensor map (e.g.
-                // 4-byte aligned rows): pairs stored from registers
-  general       // anything else (column-major D, rows TMA cannot describe): rolled, from
-                // registers
-};
 // D is row-major and every pair of adjacent columns starting at an even column is 4-byte aligned
 // (8 for fp32), so a thread stores its pair at once.
 bool aligned_pairs(const MatrixView& d);

@@ -1,0 +1,69 @@
+// The shapes the sm90 kernel is compiled for, each for fp16 and bf16, and all but the clusters
+// along N for tf32. Host and device. Why these (the measurements are in docs/history/):
+//
+//   128x256, 256x128   the most tensor-core work per byte loaded, four stages (three lose 1-13 %
+//                      on every shape tried, though they leave room for a whole part of D in the
+//                      store buffers); listed before 128x128, so the rules take them on a tie
+//   128x128, 128x64    more tiles than SMs for small and skinny problems
+//   64x128             one consumer (m64n128 wgmma): as many tiles as 128x64, and faster where the
+//                      problem is square or wide
+//   64x64              two slabs per stage (BLOCK_SIZE_K 128 for 16-bit inputs): for problems whose
+//                      larger tiles leave SMs idle, each program then loads the fewest bytes
+//   /c2                a cluster of 2 along M: B multicast, read from L2 once for two programs;
+//                      for 16-bit operands whose lines are off 128-byte boundaries, where each box
+//                      row costs two L2 lines and the K loop waits on L2
+//   /c2x2              A multicast too: the same, over six waves of tiles or more
+//   pingpong           128x128, the two consumers taking whole tiles in turn: for an epilogue
+//                      beyond alpha * AB over a short K, which it runs during the other's mainloop
+//
+// Each is compiled for the four operand majors (tf32: K-major only) and twice, for the plain TMA
+// route and for the whole epilogue (sm90_kernel.cuh: PLAIN). The first is the default config.
+#pragma once
+
+#include <array>
+
+#include "kernels/sm90/kernel_shape.hpp"
+
+namespace tilegemm::sm90 {
+
+inline constexpr Sm90Shape kPingPong{
+    .block_m = 128, .block_n = 128, .num_stages = 5, .schedule = KernelSchedule::ping_pong};
+
+inline constexpr Sm90Shape kCompiledShapes[] = {
+    {.block_m = 128, .block_n = 256, .num_stages = 4},
+    {.block_m = 128, .block_n = 256, .num_stages = 4, .cluster_m = 2},
+    {.block_m = 256, .block_n = 128, .num_stages = 4},
+    {.block_m = 256, .block_n = 128, .num_stages = 4, .cluster_m = 2},
+    {.block_m = 128, .block_n = 128, .num_stages = 6},
+    {.block_m = 128, .block_n = 128, .num_stages = 6, .cluster_m = 2},
+    {.block_m = 128, .block_n = 64, .num_stages = 8},
+    {.block_m = 64, .block_n = 128, .num_stages = 8},
+    {.block_m = 64, .block_n = 128, .num_stages = 8, .cluster_m = 2},
+    {.block_m = 64, .block_n = 64, .num_stages = 6, .k_slabs = 2},
+    kPingPong,
+    {.block_m = 128, .block_n = 256, .num_stages = 4, .cluster_m = 2, .cluster_n = 2},
+    {.block_m = 64, .block_n = 128, .num_stages = 8, .cluster_m = 2, .cluster_n = 2},
+};
+
+// Whether a shape is compiled for inputs of `element_bytes`: clusters along N are for 16-bit
+// operands off L2 lines (tune/heuristic.cpp).
+constexpr bool compiled_for_bytes(const Sm90Shape& shape, int element_bytes) {
+  return element_bytes == 2 || shape.cluster_n == 1;
+}
+
+// The compiled shapes for inputs of `element_bytes`, in the order above.
+template <int kElementBytes>
+constexpr auto compiled_shapes() {
+  constexpr int count = [] {
+    int n = 0;
+    for (const Sm90Shape& s : kCompiledShapes) n += compiled_for_bytes(s, kElementBytes);
+    return n;
+  }();
+  std::array<Sm90Shape, count> out{};
+  int i = 0;
+  for (const Sm90Shape& s : kCompiledShapes)
+    if (compiled_for_bytes(s, kElementBytes)) out[i++] = s;
+  return out;
+}
+
+}  // namespace tilegemm::sm90

@@ -1,0 +1,168 @@
+// The sm90 kernel's mainloop: the producer's TMA loads of a K step, and a consumer's wgmma over
+// the K steps of one piece of work. Both walk the stage ring through the Pipeline
+// (pipeline.cuh); the kernel body (sm90_kernel.cuh) says which work items they take.
+//
+//   load_step   the operand tiles of one K step into a stage: this program's part of A's tile,
+//               multicast to the programs of its cluster row (which share A), and its part of
+//               B's, multicast to those of its cluster column. Edges cost nothing: TMA fills what
+//               lies outside the matrix with zeros.
+//   mma         per slab of a stage, 4 x (rows / 64) wgmma m64nBNk16 (k8 for tf32); the stage's
+//               group is committed, and once only it may still run (wait_group 1) the previous
+//               stage is freed. Two consumers that share a tile end its K loop stagger() steps
+//               apart, so that each one's epilogue runs beside the other's wgmma.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "kernels/gemm_args.hpp"
+#include "kernels/sm90/kernel_shape.hpp"
+#include "kernels/sm90/named_barriers.cuh"
+#include "kernels/sm90/operand_tile.hpp"
+#include "kernels/sm90/pipeline.cuh"
+#include "kernels/sm90/shared_storage.hpp"
+#include "ptx/sm90.cuh"
+#include "ptx/wgmma.cuh"
+#include "schedule/tile_order.hpp"
+
+namespace tilegemm::sm90 {
+
+#ifdef TILEGEMM_SM90A_DEVICE_CODE
+
+// Where a program stands in its cluster: its rank, and along M (its part of B) and N (its part of
+// A). Read from the special register wherever needed: a value kept across setmaxnreg goes to
+// local memory.
+template <Sm90Shape kShape>
+struct ClusterRank {
+  __device__ __forceinline__ static int rank() {
+    return kShape.cluster_size() > 1 ? int(cuda::ptx::get_sreg_cluster_ctarank()) : 0;
+  }
+  __device__ __forceinline__ static int m() {
+    return kShape.cluster_m > 1 ? rank() % kShape.cluster_m : 0;
+  }
+  __device__ __forceinline__ static int n() {
+    return kShape.cluster_n > 1 ? rank() / kShape.cluster_m : 0;
+  }
+};
+
+// The TMA loads of an operand tile of rows mn0.. and K values k0.. of batch entry `batch`,
+// completing on `full`: its boxes (tile.boxes()) `first`, `first` + `step`, ... With `multicast`
+// (a mask of the cluster's programs) each box lands at the same offset in each of those programs'
+// shared memory and completes on each one's `full` at that offset.
+__device__ __forceinline__ void load_tile(const CUtensorMap& map, OperandTile tile,
+                                          unsigned char* dst, int mn0, int k0, int batch,
+                                          uint64_t* full, int first = 0, int step = 1,
+                                          uint16_t multicast = 0) {
+  for (int box = first; box < tile.boxes(); box += step) {
+    const int32_t mn = mn0 + box * tile.box_mn();
+    const int32_t coords[3] = {tile.mn_major ? mn : k0, tile.mn_major ? k0 : mn, batch};
+    unsigned char* at = dst + box * tile.box_bytes();
+    if (multicast != 0) {
+      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, at, &map,
+                                      coords, full, multicast);
+    } else {
+      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, at, &map,
+                                      coords, full);
+    }
+  }
+}
+
+// E: the input element kind (element_traits.cuh); A_MN, B_MN: the operand is MN-major in memory
+// (column-major A, row-major B).
+template <class E, Sm90Shape kShape, bool A_MN, bool B_MN>
+struct Sm90Mainloop {
+  using T = typename E::Storage;
+  using Storage = SharedStorage<kShape>;
+  using Ring = PipelineState<kShape.num_stages>;
+  static constexpr int BM = kShape.block_m, BN = kShape.block_n, kSlabs = kShape.k_slabs;
+  static constexpr int BK = kShape.block_k(E::kBytes);
+  static constexpr int kSlabK = block_k_for(E::kBytes);
+  static constexpr int kMmaM = kShape.mma_m();
+  static constexpr int kStagger = kShape.stagger();
+  static constexpr OperandTile kTileA{BM, A_MN}, kTileB{BN, B_MN};  // one slab of each
+  static constexpr uint32_t kStageBytes = kSlabs * (kTileA.bytes() + kTileB.bytes());
+  static_assert(E::kMnMajorOperands || (!A_MN && !B_MN), "wgmma reads this type K-major only");
+  static_assert(E::kMmaK * kMmaPerSlab == kSlabK, "four wgmma per slab");
+
+  // The loads of K step kt of `work` into `stage`, completing on `full` (armed by the caller with
+  // the whole stage's bytes: the other programs' parts complete here too). A program below (right
+  // of) the matrix loads from the last real tile row (column): only its part of the other operand
+  // matters, and it writes nothing.
+  __device__ __forceinline__ static void load_step(const CUtensorMap& map_a,
+                                                   const CUtensorMap& map_b, Storage& smem,
+                                                   const GemmArgs& args, const BatchedTile& work,
+                                                   int kt, int stage, uint64_t* full) {
+    constexpr OperandTile kTileAParts{BM, A_MN, kShape.cluster_n};
+    constexpr OperandTile kTileBParts{BN, B_MN, kShape.cluster_m};
+    using Rank = ClusterRank<kShape>;
+    // The programs of its cluster row (A) and column (B); none where a tile is not shared.
+    const uint16_t to_a =
+        kShape.cluster_n > 1 ? multicast_a(Rank::rank(), kShape.cluster_m, kShape.cluster_n) : 0;
+    const uint16_t to_b = kShape.cluster_m > 1 ? multicast_b(Rank::rank(), kShape.cluster_m) : 0;
+    const int64_t tile_rows = cdiv(args.m, BM), tile_cols = cdiv(args.n, BN);
+    const int64_t pid_m = work.tile.pid_m < tile_rows ? work.tile.pid_m : tile_rows - 1;
+    const int64_t pid_n = work.tile.pid_n < tile_cols ? work.tile.pid_n : tile_cols - 1;
+    const int m0 = int(pid_m * BM), n0 = int(pid_n * BN);
+#pragma unroll
+    for (int j = 0; j < kSlabs; ++j) {
+      const int k0 = kt * BK + j * kSlabK;
+      load_tile(map_a, kTileAParts, smem.a[stage][j], m0, k0, int(work.batch), full, Rank::n(),
+                kShape.cluster_n, to_a);
+      load_tile(map_b, kTileBParts, smem.b[stage][j], n0, k0, int(work.batch), full, Rank::m(),
+                kShape.cluster_m, to_b);
+    }
+  }
+
+  // A consumer's wgmma over `steps` K steps from `ring`, into acc (its rows from my_row). The
+  // first step of a piece overwrites acc (scale_d 0). `previous` is the stage to free once the
+  // next step's group is in flight; the caller frees the last one after wgmma_wait<0> (drain).
+  // After each step's wgmma are issued, at_step(kt) runs beside them.
+  template <class Pipe, class AtStep>
+  __device__ __forceinline__ static void mma(const Pipe& pipeline, Storage& smem,
+                                             float (&acc)[kMmaM][BN / 2], Ring& ring, int& previous,
+                                             int steps, int consumer, int my_row, int lane,
+                                             bool signals, AtStep at_step) {
+    constexpr OperandTile tile_a = kTileA, tile_b = kTileB;  // device-side copies
+    const bool staggered = kStagger > 0 && steps > kStagger;
+    for (int kt = 0; kt < steps; ++kt) {
+      if (staggered && consumer == 1 && kt == steps - kStagger) await_stagger();
+      pipeline.wait(ring);
+      wgmma_fence();
+#pragma unroll
+      for (int j = 0; j < kSlabs; ++j) {
+        const uint32_t a = shared_address(smem.a[ring.stage][j]);
+        const uint32_t b = shared_address(smem.b[ring.stage][j]);
+#pragma unroll
+        for (int ks = 0; ks < kMmaPerSlab; ++ks)
+#pragma unroll
+          for (int i = 0; i < kMmaM; ++i) {
+            Wgmma<T, BN, A_MN, B_MN>::run(acc[i], tile_a.descriptor(a, my_row + i * 64, ks),
+                                          tile_b.descriptor(b, 0, ks), kt + j + ks > 0);
+          }
+      }
+      wgmma_commit();
+      if (staggered && consumer == 0 && kt == steps - 1) pass_stagger();
+      // This stage's group may still run; the previous stage's has finished reading.
+      wgmma_wait<1>();
+      if (kt > 0) pipeline.release(previous, lane, signals);
+      previous = ring.stage;
+      ring.advance();
+      at_step(kt);
+    }
+  }
+
+  // After a piece's last step: its wgmma done, its last stage freed, the accumulators readable.
+  template <class Pipe>
+  __device__ __forceinline__ static void drain(const Pipe& pipeline, float (&acc)[kMmaM][BN / 2],
+                                               int previous, int lane, bool signals) {
+    wgmma_wait<0>();
+    pipeline.release(previous, lane, signals);
+#pragma unroll
+    for (int i = 0; i < kMmaM; ++i) fence_registers(acc[i]);
+  }
+};
+
+#endif  // TILEGEMM_SM90A_DEVICE_CODE
+
+}  // namespace tilegemm::sm90

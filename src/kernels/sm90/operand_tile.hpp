@@ -1,0 +1,74 @@
+// The sm90 kernel's shared-memory operand tiles, and the wgmma descriptors that read them.
+// Host and device: the host tests check that a descriptor finds every element where TMA put it.
+//
+// A pipeline stage holds one or two slabs of A and as many of B. Every operand tile (a slab)
+// holds one 128-byte row of K values for each of its MN rows -- 64 values of a 16-bit type, 32 of
+// tf32 (fp32 in memory) -- written by TMA with the 128-byte swizzle: inside each 1024-byte atom of
+// 8 rows x 128 B, the 16-byte chunk c of row r is stored at chunk c ^ (r % 8). That spreads the 8
+// rows a wgmma reads at once over all 32 banks. The two ways an operand can lie in memory give
+// two tiles:
+//
+//   K-major  (A row-major, B column-major): one TMA box of 128 B of K x MN rows. Row mn is 128 B
+//            of K. A wgmma reads 8-row groups 1024 B apart (the stride byte offset); the next
+//            wgmma's K (16 values of a 16-bit type, 8 of tf32: 32 B either way) starts 32 B
+//            further along the row. The byte layout is the same for every type.
+//   MN-major (A column-major, B row-major; 16-bit types only: wgmma reads tf32 K-major only):
+//            MN/64 TMA boxes of 64 MN x 64 K rows, 8 KB each. Row k is 128 B of MN. Groups of 8
+//            K rows are 1024 B apart (stride byte offset), blocks of 64 MN 8 KB apart (leading
+//            byte offset); the next 16 values of K start 2 KB on.
+#pragma once
+
+#include <cstdint>
+
+#include "common/host_device.hpp"
+#include "kernels/sm90/kernel_shape.hpp"
+
+namespace tilegemm::sm90 {
+
+constexpr int kRowBytes = kSlabBytes;      // one MN row of a slab: 128 bytes of K
+constexpr int kAtomBytes = 8 * kRowBytes;  // 1024: the swizzle's period
+constexpr int kMmaKBytes = 32;             // K of one wgmma: k16 of a 16-bit type, k8 of tf32
+constexpr int kMmaPerSlab = kRowBytes / kMmaKBytes;  // 4 wgmma along K per slab, any type
+constexpr int kMmaK16 = kMmaKBytes / 2;  // K of one 16-bit wgmma (MN-major tiles are 16-bit)
+constexpr int kMnBlock = 64;             // MN values in one 128-byte row (MN-major, 16-bit)
+
+// The 64-bit wgmma matrix descriptor (PTX ISA, "Matrix Descriptor Format"): bits 0-13 start
+// address >> 4, 16-29 leading byte offset >> 4, 32-45 stride byte offset >> 4, 49-51 base offset
+// (0: tiles start on 1024-byte boundaries), 62-63 swizzle mode (1: 128-byte swizzle).
+TILEGEMM_HOST_DEVICE constexpr uint64_t smem_descriptor(uint32_t address, uint32_t leading_bytes,
+                                                        uint32_t stride_bytes) {
+  return uint64_t((address & 0x3FFFF) >> 4) | uint64_t((leading_bytes & 0x3FFFF) >> 4) << 16 |
+         uint64_t((stride_bytes & 0x3FFFF) >> 4) << 32 | uint64_t(1) << 62;
+}
+
+// Geometry of one operand tile of `mn` rows (a multiple of 64) x 128 bytes of K. `parts`: the
+// programs of a cluster that load the tile between them, each its share of the boxes, multicast to
+// all (a K-major tile is then cut into that many boxes along MN; an MN-major one has MN/64
+// already).
+struct OperandTile {
+  int mn = 0;
+  bool mn_major = false;
+  int parts = 1;
+
+  TILEGEMM_HOST_DEVICE constexpr int bytes() const { return mn * kRowBytes; }
+  // TMA boxes per tile, and each box's extent along MN.
+  TILEGEMM_HOST_DEVICE constexpr int boxes() const { return mn_major ? mn / kMnBlock : parts; }
+  TILEGEMM_HOST_DEVICE constexpr int box_mn() const { return mn_major ? kMnBlock : mn / parts; }
+  TILEGEMM_HOST_DEVICE constexpr int box_bytes() const { return bytes() / boxes(); }
+  // Where the slice for one wgmma starts: MN rows from `mn0` (a multiple of 64), the ks-th
+  // 32 bytes of K (K-major; values 16*ks .. 16*ks+15 of a 16-bit type, 8*ks .. 8*ks+7 of tf32).
+  TILEGEMM_HOST_DEVICE constexpr uint32_t slice_offset(int mn0, int ks) const {
+    return mn_major ? uint32_t(mn0 / kMnBlock) * box_bytes() + uint32_t(ks) * kMmaK16 * kRowBytes
+                    : uint32_t(mn0) * kRowBytes + uint32_t(ks) * kMmaKBytes;
+  }
+  // MN-major: one box (64 K rows) apart. K-major with the swizzle: unused, 16 by rule.
+  TILEGEMM_HOST_DEVICE constexpr uint32_t leading_bytes() const {
+    return mn_major ? uint32_t(block_k_for(2)) * kRowBytes : 16;
+  }
+  TILEGEMM_HOST_DEVICE constexpr uint32_t stride_bytes() const { return kAtomBytes; }
+  TILEGEMM_HOST_DEVICE constexpr uint64_t descriptor(uint32_t tile_address, int mn0, int ks) const {
+    return smem_descriptor(tile_address + slice_offset(mn0, ks), leading_bytes(), stride_bytes());
+  }
+};
+
+}  // namespace tilegemm::sm90
