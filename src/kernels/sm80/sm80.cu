@@ -1,7 +1,7 @@
-// The sm80 tensor-core kernel: config matching, copy-path choice and launch. The kernel is in
-// sm80.cuh; its instantiations are compiled per input type and copy path in
-// sm80_<fp16|bf16|tf32>_<async|staged>.cu.
-#include "kernels/sm80/sm80.cuh"
+// The sm80 tensor-core kernel's registry entry: config matching and the copy-path choice. The
+// kernel is in sm80_kernel.cuh, its launcher in launch.cuh; its instantiations are compiled per
+// input type and copy path in sm80_<fp16|bf16|tf32>_<async|staged>.cu.
+#include "kernels/sm80/launch.cuh"
 #include "problem/alignment.hpp"
 
 namespace tilegemm::sm80 {
@@ -15,22 +15,15 @@ bool takes_cp_async(const GemmArgs& args) {
 }
 
 Status launch(const GemmArgs& args, const KernelConfig& config, void* stream) {
-  const Sm80Flags flags{takes_cp_async(args),
-                        vector_aligned(args.epilogue.d, dtype_size(args.epilogue.d.dtype))};
+  const bool async_copy = takes_cp_async(args);
+  // D's runs of 8 may be written with 16-byte stores.
+  const bool d_aligned = vector_aligned(args.epilogue.d, dtype_size(args.epilogue.d.dtype));
   const auto s = static_cast<cudaStream_t>(stream);
-  const auto go = [&](auto t) {
-    using T = decltype(t);
-    return flags.async_copy ? launch_for_type<T, true>(args, config, flags.d_aligned, s)
-                            : launch_for_type<T, false>(args, config, flags.d_aligned, s);
-  };
-  switch (args.a.dtype) {
-    case DType::fp16:
-      return go(__half{});
-    case DType::bf16:
-      return go(__nv_bfloat16{});
-    default:  // tf32: fp32 in memory
-      return go(float{});
-  }
+  return with_element(args.a.dtype, [&](auto element) {
+    using E = decltype(element);
+    return async_copy ? launch_for_element<E, true>(args, config, d_aligned, s)
+                      : launch_for_element<E, false>(args, config, d_aligned, s);
+  });
 }
 
 // mma.sync with these shapes, cp.async and ldmatrix need compute capability 8.0.
@@ -46,18 +39,20 @@ std::string device_check() {
   return {};
 }
 
-// The 3-stage shapes are compiled for one input type each, on the cp.async path (compiled_for).
+// The 3-stage shapes are compiled for one input type each, on the cp.async path; the tiles larger
+// than 128 x 128 for the cp.async path alone (compiled_for).
 std::string compiled_check(const GemmProblem& p, const KernelConfig& c) {
   const int element_size = dtype_size(p.a.dtype);  // tf32: fp32 in memory
-  if (!compiled_for(c.block_k, c.num_stages, element_size, /*async=*/true)) {
+  if (!compiled_for(c.block_m, c.block_n, c.block_k, c.num_stages, element_size, true)) {
     return "kernel sm80: 3-stage configs are compiled for 128-byte K slices (BLOCK_SIZE_K 64 for "
            "fp16 and bf16, 32 for tf32); for " +
            std::string(to_string(p.a.dtype)) + " take another config";
   }
-  if (!compiled_for(c.block_k, c.num_stages, element_size, /*async=*/false) &&
+  if (!compiled_for(c.block_m, c.block_n, c.block_k, c.num_stages, element_size, false) &&
       !takes_cp_async(make_gemm_args(p, c.group_size_m))) {
-    return "kernel sm80: 3-stage configs need 16-byte aligned rows of A and B (cp.async); take a "
-           "4-stage config";
+    return "kernel sm80: " + to_string(c) +
+           " needs 16-byte aligned rows of A and B (cp.async): 3-stage configs and tiles larger "
+           "than 128 x 128 are compiled for that path alone; take a smaller 4-stage config";
   }
   return {};
 }
