@@ -49,7 +49,7 @@ __device__ __forceinline__ void store_scaled_run8(const EpilogueParams& p, int64
 // 16-byte store for fp32, one 8-byte store for a 16-bit D. The caller has checked scales_only and
 // that `at` is a multiple of four. No per-element test of type, activation or mask: the general
 // epilogue_store_run inlines all of them per element, which kernels that run it for every output
-// pay for in instruction fetch (docs/perf-notes.md, sm80 v6).
+// pay for in instruction fetch.
 __device__ __forceinline__ void store_scaled4(const MatrixView& d, int64_t at, float alpha,
                                               float4 v) {
   if (d.dtype == DType::fp32) {

@@ -9,29 +9,27 @@
 // 4 x 4 outputs. Per k a lane reads its A and B fragments with 16-byte shared-memory loads
 // (conflict-free: a warp reads 128 contiguous bytes of A and 64 of B) and does 16 FMAs per
 // fragment value. Shared memory is a ring of num_stages BK slices, stored [k][m] and [k][n]
-// whatever the operands' layouts, so the fragment loads never change. How a slice gets there
-// depends on the input type:
-//   fp32       cp.async, global -> shared with no registers in between, zero-filled outside the
-//              matrix; the next num_stages - 2 slices are in flight while one is multiplied. Each
-//              stage has a `full` and an `empty` mbarrier, so warps wait for data and for free
-//              stages, not for each other.
-//   fp16/bf16  converted to float on the way, so through registers: the slice num_stages - 1
-//              ahead is loaded before the multiply and stored after it; one __syncthreads per
-//              slice.
-// Global accesses are 16 bytes wide along each operand's contiguous dimension when pointer,
-// leading dimension and batch stride allow, single elements otherwise (and for fp32 operands
-// that the [k][x] layout transposes: cp.async cannot split a vector).
+// whatever the operands' layouts, so the fragment loads never change. A slice gets there by
+// cp.async, global -> shared with no registers in between, zero-filled outside the matrix; the
+// next num_stages - 2 slices are in flight while one is multiplied. Each stage has a `full` and
+// an `empty` mbarrier, so warps wait for data and for free stages, not for each other. Global
+// accesses are 16 bytes wide along each operand's contiguous dimension when pointer, leading
+// dimension and batch stride allow, single elements otherwise (and for operands that the [k][x]
+// layout transposes: cp.async cannot split a vector).
+//
+// fp32 inputs only: fp16 and bf16 go to the tensor-core kernels (sm80, sm90), and the teaching
+// generations (naive, smem, tile2d) show them on CUDA cores.
 #pragma once
 
 #include <tuple>
 #include <type_traits>
 
-#include "kernels/cp_async.cuh"
 #include "kernels/cuda_check.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "kernels/simt/simt_common.cuh"
 #include "kernels/simt/slice_layout.hpp"
 #include "problem/alignment.hpp"
+#include "ptx/cp_async.cuh"
 
 namespace tilegemm::simt::warptile {
 
@@ -60,7 +58,7 @@ struct WarptileShape {
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must cover the block tile");
   static_assert(WM % (kLanesM * TM) == 0 && WN % (kLanesN * TN) == 0,
                 "warp tile must be a multiple of the 32x16 lane grid");
-  static_assert(BK % 8 == 0, "BK must hold whole 16-byte vectors of 16-bit types");
+  static_assert(BK % 4 == 0, "BK must hold whole 16-byte vectors");
   static_assert(kStages >= 2, "the ring needs a stage to multiply and one to fill");
   static_assert(kMinBlocksPerSM * kSharedBytes <= 227 * 1024,
                 "the programs an SM must hold need more than its 227 KB of shared memory");
@@ -78,32 +76,28 @@ struct WarptileShape {
 };
 
 // Compiled shapes (the rules take the largest tile that fills the GPU). Chosen by sweeps on the
-// H100 (docs/perf-notes.md, warptile v5 and v9). 256x128x8 is cuBLAS's SGEMM structure: 8 x 16
+// H100. 256x128x8 is cuBLAS's SGEMM structure: 8 x 16
 // outputs per thread at two warps per scheduler, the most FFMA per shared-memory load; it
 // became the fastest once its epilogue and its copies were cheap (v8, v9).
 using Shapes = std::tuple<WarptileShape<256, 128, 8, 64, 64, 3>,   // 8 warps, 8x16 per thread
                           WarptileShape<128, 128, 16, 64, 32, 3>,  // 8 warps, 8x8, 2 per SM
                           WarptileShape<64, 64, 16, 32, 32, 3>>;   // small and skinny problems
 
-// A thread's share of one BK x X slice of an operand, and how it gets to shared memory, stored as
-// smem[k][x] with row pitch kPitch. For A, x is m; for B, x is n. Element (k, x) of the slice
-// lives at origin + x * stride_x + k * stride_k; CONTIG_K says which of the two is the operand's
-// contiguous dimension (stride 1).
-//   fp32 (kAsync)  copy_inside() / copy_masked(): cp.async straight into a stage.
-//   fp16/bf16      load(): global -> registers (masked, converted to float), one slice ahead;
-//                  store(): registers -> a stage, after the current slice's multiply.
-// A "granule" is a 16-byte vector (VECTOR) or one element; which ones a thread moves, a fixed
-// number of rows apart, is slice_layout.hpp's. The thread keeps the address of its first granule
-// and steps it by one slice per fetch, so the K loop does almost no index arithmetic and, but
-// for a partial last slice, no K masking.
-template <typename T, int BK, int X, int kPitch, int kThreads, bool CONTIG_K, bool VECTOR>
+// A thread's share of one BK x X slice of an fp32 operand, and how it gets to shared memory, stored
+// as smem[k][x] with row pitch kPitch: copy_inside() / copy_masked(), cp.async straight into a
+// stage. For A, x is m; for B, x is n. Element (k, x) of the slice lives at
+// origin + x * stride_x + k * stride_k; CONTIG_K says which of the two is the operand's contiguous
+// dimension (stride 1). A "granule" is a 16-byte vector (VECTOR) or one element; which ones a
+// thread moves, a fixed number of rows apart, is slice_layout.hpp's. The thread keeps the address
+// of its first granule and steps it by one slice per fetch, so the K loop does almost no index
+// arithmetic and, but for a partial last slice, no K masking.
+template <int BK, int X, int kPitch, int kThreads, bool CONTIG_K, bool VECTOR>
 struct TileLoader {
-  static constexpr bool kAsync = std::is_same_v<T, float>;
-  // cp.async cannot split a vector, so the fp32 copy that transposes (CONTIG_K) moves elements.
-  static constexpr int V = !VECTOR || (kAsync && CONTIG_K) ? 1 : int(16 / sizeof(T));
+  using T = float;
+  // cp.async cannot split a vector, so the copy that transposes (CONTIG_K) moves elements.
+  static constexpr int V = !VECTOR || CONTIG_K ? 1 : 4;
   static constexpr int kGranulesAlong = (CONTIG_K ? BK : X) / V;
   static constexpr int kGranules = BK * X / V;
-  // A short slice of 16-bit elements can have fewer granules than the program has threads.
   static constexpr int kPerThread = (kGranules + kThreads - 1) / kThreads;
   static_assert(kGranules % kThreads == 0 || kGranules < kThreads,
                 "the slice must split evenly over the threads");
@@ -114,7 +108,6 @@ struct TileLoader {
   static constexpr uint32_t kSharedGranuleStep =
       4 * (CONTIG_K ? kAcrossStep : kAcrossStep * kPitch);
 
-  float values[kAsync ? 1 : kPerThread][V];  // the staged slice (fp16/bf16 only)
   const T* src = nullptr;      // the thread's first granule in the next slice to fetch
   const T* origin = nullptr;   // a readable address, for copies that read nothing
   int64_t granule_step = 0;    // elements from one of the thread's granules to the next
@@ -172,7 +165,7 @@ struct TileLoader {
     return (kPerThread - 1) * granule_step * int64_t(sizeof(T)) < (int64_t(1) << 31);
   }
 
-  // fp32: the next slice, global -> the stage at shared address `stage`, with no registers in
+  // The next slice, global -> the stage at shared address `stage`, with no registers in
   // between. copy_inside() is for a slice wholly inside the matrix (every slice of an interior
   // tile but a partial last one): no masks, and each granule's address is the first's plus a
   // 32-bit offset computed from p, so no granule's address waits for another's (from
@@ -207,63 +200,17 @@ struct TileLoader {
     }
     src += slice_step;
   }
-
-  // fp16/bf16, first half: the next slice, global -> registers, converted to float.
-  template <bool FULL_K>
-  __device__ void load(int k_valid) {
-#pragma unroll
-    for (int p = 0; p < kPerThread; ++p) {
-      if (!has_granule(p)) continue;
-      const T* granule = src + p * granule_step;
-      const int inside = elements_inside<FULL_K>(p, k_valid);
-      if (VECTOR && inside == V) {
-        const uint4 raw = *reinterpret_cast<const uint4*>(granule);
-        const T* elements = reinterpret_cast<const T*>(&raw);
-#pragma unroll
-        for (int j = 0; j < V; ++j) values[p][j] = to_float(elements[j]);
-      } else {
-        // Edges: element by element along the contiguous dimension (stride 1), zeros outside.
-#pragma unroll
-        for (int j = 0; j < V; ++j) values[p][j] = j < inside ? to_float(granule[j]) : 0.0f;
-      }
-    }
-    src += slice_step;
-  }
-
-  // fp16/bf16, second half: registers -> the stage `smem`, as smem[k][x].
-  __device__ void store(float* smem) const {
-#pragma unroll
-    for (int p = 0; p < kPerThread; ++p) {
-      if (!has_granule(p)) continue;
-      int k, x;
-      granule_origin(p, k, x);
-      if constexpr (CONTIG_K) {
-#pragma unroll
-        for (int j = 0; j < V; ++j) smem[(k + j) * kPitch + x] = values[p][j];
-      } else if constexpr (V % 4 == 0) {
-#pragma unroll
-        for (int j = 0; j < V; j += 4) {
-          *reinterpret_cast<float4*>(&smem[k * kPitch + x + j]) =
-              make_float4(values[p][j], values[p][j + 1], values[p][j + 2], values[p][j + 3]);
-        }
-      } else {
-#pragma unroll
-        for (int j = 0; j < V; ++j) smem[k * kPitch + x + j] = values[p][j];
-      }
-    }
-  }
 };
 
-template <typename T, class S, bool A_CONTIG_K, bool B_CONTIG_K, bool VECTOR>
+template <class S, bool A_CONTIG_K, bool B_CONTIG_K, bool VECTOR>
 __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm(GemmArgs args) {
   // The ring: stage s holds A's slice [k][m], then B's [k][n].
   extern __shared__ float4 warptile_smem[];
   float* const smem = reinterpret_cast<float*>(warptile_smem);
   const auto stage_a = [&](int s) { return smem + s * S::kStageFloats; };
   const auto stage_b = [&](int s) { return smem + s * S::kStageFloats + S::BK * S::kPitchA; };
-  using LoaderA = TileLoader<T, S::BK, S::BM, S::kPitchA, S::kThreads, A_CONTIG_K, VECTOR>;
-  using LoaderB = TileLoader<T, S::BK, S::BN, S::kPitchB, S::kThreads, B_CONTIG_K, VECTOR>;
-  constexpr bool kAsync = LoaderA::kAsync;
+  using LoaderA = TileLoader<S::BK, S::BM, S::kPitchA, S::kThreads, A_CONTIG_K, VECTOR>;
+  using LoaderB = TileLoader<S::BK, S::BN, S::kPitchB, S::kThreads, B_CONTIG_K, VECTOR>;
   LoaderA loader_a;
   LoaderB loader_b;
 
@@ -279,62 +226,47 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm
   const int64_t full_k_tiles = args.k / S::BK;  // slices that need no K mask
   const int last_k_valid = valid_extent(args.k, (num_k_tiles - 1) * S::BK, S::BK);
 
-  // fp32: whether the slices of this tile that are whole along K are wholly inside the matrix
-  // (one test per program, so the K loop branches once per slice, for both operands).
+  // Whether the slices of this tile that are whole along K are wholly inside the matrix (one test
+  // per program, so the K loop branches once per slice, for both operands).
   bool copies_inside = false;
-  // Fetching slice kt, the next one in order: fp32 starts its copy into `stage`; 16-bit loads it
-  // into registers, for store_staged after the multiply.
+  // Slice kt, the next one in order: its copy into `stage` starts.
   const auto fetch = [&](int64_t kt, int stage) {
     const bool full_k = kt < full_k_tiles;
-    if constexpr (kAsync) {
-      const uint32_t a = shared_address(stage_a(stage)), b = shared_address(stage_b(stage));
-      if (full_k && copies_inside) {
-        loader_a.copy_inside(a);
-        loader_b.copy_inside(b);
-      } else if (full_k) {
-        loader_a.template copy_masked<true>(a, S::BK);
-        loader_b.template copy_masked<true>(b, S::BK);
-      } else {
-        loader_a.template copy_masked<false>(a, last_k_valid);
-        loader_b.template copy_masked<false>(b, last_k_valid);
-      }
+    const uint32_t a = shared_address(stage_a(stage)), b = shared_address(stage_b(stage));
+    if (full_k && copies_inside) {
+      loader_a.copy_inside(a);
+      loader_b.copy_inside(b);
     } else if (full_k) {
-      loader_a.template load<true>(S::BK);
-      loader_b.template load<true>(S::BK);
+      loader_a.template copy_masked<true>(a, S::BK);
+      loader_b.template copy_masked<true>(b, S::BK);
     } else {
-      loader_a.template load<false>(last_k_valid);
-      loader_b.template load<false>(last_k_valid);
+      loader_a.template copy_masked<false>(a, last_k_valid);
+      loader_b.template copy_masked<false>(b, last_k_valid);
     }
   };
-  const auto store_staged = [&](int stage) {
-    loader_a.store(stage_a(stage));
-    loader_b.store(stage_b(stage));
-  };
 
-  // fp32: each stage of the ring has two barriers. `full` completes when every thread's copies of
+  // Each stage of the ring has two barriers. `full` completes when every thread's copies of
   // the slice in it have landed (cp.async arrives for the thread); `empty` when every thread has
   // multiplied it. Warps wait only for the stage they need, so a warp can run up to
   // num_stages - 2 slices ahead of the slowest instead of meeting all the others every slice.
   __shared__ uint64_t stage_full[S::kStages], stage_empty[S::kStages];
   int read_stage = 0, write_stage = 0;       // the next slice to multiply / to copy
   uint32_t read_phase = 0, write_phase = 0;  // flip at each pass over the ring
-  if constexpr (kAsync) {
-    if (threadIdx.x == 0) {
-      for (int s = 0; s < S::kStages; ++s) {
-        mbarrier_init(&stage_full[s], S::kThreads);
-        mbarrier_init(&stage_empty[s], S::kThreads);
-      }
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S::kStages; ++s) {
+      mbarrier_init(&stage_full[s], S::kThreads);
+      mbarrier_init(&stage_empty[s], S::kThreads);
     }
-    __syncthreads();
   }
+  __syncthreads();
 
   for (int64_t batch = blockIdx.y; batch < args.batch_count; batch += gridDim.y) {
     float acc[S::WMITER * S::TM][S::WNITER * S::TN] = {};
     if (num_k_tiles > 0) {  // with K = 0, A and B may be null: not even addresses are formed
       // A slice: x = m (row stride), k = column stride; B slice: x = n (column), k = row.
-      loader_a.start(static_cast<const T*>(args.a.data) + args.a.offset(batch, row0, 0),
+      loader_a.start(static_cast<const float*>(args.a.data) + args.a.offset(batch, row0, 0),
                      args.a.stride.row, args.a.stride.col, rows_valid);
-      loader_b.start(static_cast<const T*>(args.b.data) + args.b.offset(batch, 0, col0),
+      loader_b.start(static_cast<const float*>(args.b.data) + args.b.offset(batch, 0, col0),
                      args.b.stride.col, args.b.stride.row, cols_valid);
       copies_inside = rows_valid == S::BM && cols_valid == S::BN && loader_a.offsets_fit() &&
                       loader_b.offsets_fit();
@@ -369,48 +301,24 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm
       }
     };
 
-    if constexpr (kAsync) {
-      // Copy slice kt into the next stage once every thread has multiplied what it held.
-      const auto issue = [&](int64_t kt) {
-        mbarrier_wait(&stage_empty[write_stage], write_phase ^ 1);
-        fetch(kt, write_stage);
-        cp_async_arrive(&stage_full[write_stage]);
-        if (++write_stage == S::kStages) write_stage = 0, write_phase ^= 1;
-      };
-      // Prologue: slices 0 .. num_stages-2 on their way.
-      for (int64_t kt = 0; kt < S::kStages - 1 && kt < num_k_tiles; ++kt) issue(kt);
-      // Mainloop: multiply slice kt, free its stage, then start the copy of slice
-      // kt + num_stages - 1 into the stage slice kt - 1 used (free once the slowest warp is past
-      // it, which leaves a fast warp one slice of slack before it waits).
-      for (int64_t kt = 0; kt < num_k_tiles; ++kt) {
-        mbarrier_wait(&stage_full[read_stage], read_phase);
-        multiply(read_stage);
-        mbarrier_arrive(&stage_empty[read_stage]);
-        if (++read_stage == S::kStages) read_stage = 0, read_phase ^= 1;
-        if (kt + S::kStages - 1 < num_k_tiles) issue(kt + S::kStages - 1);
-      }
-    } else {
-      // 16-bit inputs: the slice num_stages - 1 ahead goes through registers, and one
-      // __syncthreads per slice both publishes a stage and frees one.
-      for (int s = 0; s < S::kStages - 1 && s < num_k_tiles; ++s) {
-        fetch(s, s);
-        store_staged(s);
-      }
-      read_stage = 0, write_stage = S::kStages - 1;
-      for (int64_t kt = 0; kt < num_k_tiles; ++kt) {
-        // Slice kt is in shared memory, and every warp is done with slice kt-1, whose stage
-        // the next slice's store overwrites.
-        __syncthreads();
-        const bool fetch_next = kt + S::kStages - 1 < num_k_tiles;
-        if (fetch_next) fetch(kt + S::kStages - 1, write_stage);
-        multiply(read_stage);
-        if (fetch_next) store_staged(write_stage);
-        write_stage = read_stage;
-        read_stage = read_stage + 1 == S::kStages ? 0 : read_stage + 1;
-      }
-      // Every warp has left the ring before the next batch entry refills it (the epilogue
-      // below does not use shared memory).
-      __syncthreads();
+    // Copy slice kt into the next stage once every thread has multiplied what it held.
+    const auto issue = [&](int64_t kt) {
+      mbarrier_wait(&stage_empty[write_stage], write_phase ^ 1);
+      fetch(kt, write_stage);
+      cp_async_arrive(&stage_full[write_stage]);
+      if (++write_stage == S::kStages) write_stage = 0, write_phase ^= 1;
+    };
+    // Prologue: slices 0 .. num_stages-2 on their way.
+    for (int64_t kt = 0; kt < S::kStages - 1 && kt < num_k_tiles; ++kt) issue(kt);
+    // Mainloop: multiply slice kt, free its stage, then start the copy of slice
+    // kt + num_stages - 1 into the stage slice kt - 1 used (free once the slowest warp is past it,
+    // which leaves a fast warp one slice of slack before it waits).
+    for (int64_t kt = 0; kt < num_k_tiles; ++kt) {
+      mbarrier_wait(&stage_full[read_stage], read_phase);
+      multiply(read_stage);
+      mbarrier_arrive(&stage_empty[read_stage]);
+      if (++read_stage == S::kStages) read_stage = 0, read_phase ^= 1;
+      if (kt + S::kStages - 1 < num_k_tiles) issue(kt + S::kStages - 1);
     }
 
     // Epilogue: each thread finishes its own outputs. The common case -- an interior tile of
@@ -418,7 +326,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm
     // type or activation switches: each run of TN outputs leaves in one 16-byte store, and its
     // code stays small. The general path inlines all of that for every output, which made the
     // epilogue 6 % of the 128x128 kernel's time at 4096^3, mostly instruction-cache misses, and
-    // far more on short K (docs/perf-notes.md, warptile v8).
+    // far more on short K.
     const EpilogueParams& e = args.epilogue;
     const bool plain =
         scales_only(e) && e.d.dtype == DType::fp32 && e.d.stride.col == 1 && vector_aligned(e.d, 4);
@@ -451,9 +359,9 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSM) warptile_gemm
   }
 }
 
-// Launches the instantiation for input type T and compiled shape S; the caller has matched the
-// config. The layouts and the vector/element choice pick one of eight kernels.
-template <class S, typename T>
+// Launches the instantiation for compiled shape S; the caller has matched the config. The layouts
+// and the vector/element choice pick one of eight kernels.
+template <class S>
 Status launch_shape(const GemmArgs& args, bool vector, cudaStream_t stream) {
   const bool a_contig_k = args.a.stride.col == 1;  // row-major A
   const bool b_contig_k = args.b.stride.row == 1;  // column-major B
@@ -461,7 +369,7 @@ Status launch_shape(const GemmArgs& args, bool vector, cudaStream_t stream) {
   Status status;
   auto go = [&](auto a_k, auto b_k, auto vec) {
     auto* kernel =
-        warptile_gemm<T, S, decltype(a_k)::value, decltype(b_k)::value, decltype(vec)::value>;
+        warptile_gemm<S, decltype(a_k)::value, decltype(b_k)::value, decltype(vec)::value>;
     // More than 48 KB of dynamic shared memory must be asked for, per kernel.
     status = cuda_status(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSharedBytes),
@@ -478,22 +386,12 @@ Status launch_shape(const GemmArgs& args, bool vector, cudaStream_t stream) {
   return status;
 }
 
-// Every compiled shape for input type T: launches the one equal to `config`. Compiled once per
-// input type, each in its own translation unit (warptile_<type>.cu), so the build runs them in
-// parallel.
-template <typename T>
-Status launch_for_type(const GemmArgs& args, const KernelConfig& config, bool vector,
-                       cudaStream_t stream) {
+// Every compiled shape: launches the one equal to `config`.
+inline Status launch_config(const GemmArgs& args, const KernelConfig& config, bool vector,
+                            cudaStream_t stream) {
   return launch_compiled_shape<Shapes>("warptile", config, [&](auto shape) {
-    return launch_shape<decltype(shape), T>(args, vector, stream);
+    return launch_shape<decltype(shape)>(args, vector, stream);
   });
 }
-
-extern template Status launch_for_type<float>(const GemmArgs&, const KernelConfig&, bool,
-                                              cudaStream_t);
-extern template Status launch_for_type<__half>(const GemmArgs&, const KernelConfig&, bool,
-                                               cudaStream_t);
-extern template Status launch_for_type<__nv_bfloat16>(const GemmArgs&, const KernelConfig&, bool,
-                                                      cudaStream_t);
 
 }  // namespace tilegemm::simt::warptile
