@@ -74,7 +74,7 @@ fi
     # the general epilogue on 128x256 (its chunks in rounds, C by TMA), 64x128 in clusters
     # of 2 (B multicast into both programs' stages), and in clusters of 2 x 2 (A multicast too;
     # at 130 x 70 the cluster has programs below and right of the matrix).
-    cases=${SANITIZER_CASES:-"naive:bf16:|smem:bf16:|tile2d:bf16:|warptile:bf16:|warptile:fp32:|sm80:bf16:|sm80:tf32:|sm80:fp16:--layout-a col --lda 208 --layout-b col --ldb 72|sm80:bf16:--config 128x256x32/g8/s4/w8/wt64x64|sm90:bf16:--lda 64 --ldb 136 --ldc 136|sm90:fp16:--layout-a col --lda 200 --layout-b col --ldb 64|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 200 --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 300 --beta 1 --bias --activation gelu --config 128x128x64/g8/s5/w12/wt128x128|sm90:bf16:--out-dtype fp32 --lda 64 --ldb 136 --ldc 136 --batch 200 --beta 1 --bias --activation gelu --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 100 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 30 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2x2"}
+    cases=${SANITIZER_CASES:-"naive:bf16:|smem:bf16:|tile2d:bf16:|warptile:fp32:|sm80:bf16:|sm80:tf32:|sm80:fp16:--layout-a col --lda 208 --layout-b col --ldb 72|sm80:bf16:--lda 64 --ldb 136 --config 256x128x32/g8/s4/w8/wt64x64|sm90:bf16:--lda 64 --ldb 136 --ldc 136|sm90:fp16:--layout-a col --lda 200 --layout-b col --ldb 64|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 200 --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 300 --beta 1 --bias --activation gelu --config 128x128x64/g8/s5/w12/wt128x128/pingpong|sm90:bf16:--out-dtype fp32 --lda 64 --ldb 136 --ldc 136 --batch 200 --beta 1 --bias --activation gelu --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 100 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 30 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2x2"}
     IFS='|' read -r -a case_list <<< "$cases"
     for case in "${case_list[@]}"; do
       IFS=: read -r kernel dtype extra <<< "$case"
@@ -135,7 +135,7 @@ python3 bench/plot.py "$OUT/bench.csv" "$OUT/square.png" > /dev/null 2>&1 ||
 
 # SASS: which instructions the production kernels use, and any local-memory traffic.
 : > "$OUT/sass.txt"
-for unit in warptile_fp32 sm80_bf16_async sm80_tf32_async sm90_bf16; do
+for unit in warptile sm80_bf16_async sm80_tf32_async sm90_bf16; do
   obj=$(find "$BUILD" -name "$unit.cu.o" | head -1)
   [ -n "$obj" ] || continue
   cuobjdump --dump-sass "$obj" > "$OUT/sass-$unit.txt" 2>&1
