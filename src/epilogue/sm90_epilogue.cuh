@@ -28,11 +28,13 @@ namespace tilegemm::sm90 {
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
 
 // kRows x kBlockN: the consumer's part of a tile (kRows / 64 wgmma tiles). kBuffers: its store
-// buffers. kHoldsChunks: the TMA route carries chunks into the next tile (store_tma).
-// kFp32CInBuffers: an fp32 C may come into the buffers too (where it does not, that code is left
-// out: in 256x128 its requests and reads made ptxas spill in the K loop, and each thread loads its
-// own C instead).
-template <int kRows, int kBlockN, int kBuffers, bool kHoldsChunks, bool kFp32CInBuffers_>
+// buffers. kPlain: the kernel's route is `tma` alone (D = alpha * AB through TMA stores); else it
+// is one of the others, chosen per launch. kHoldsChunks: the tma route carries chunks into the
+// next tile (store_tma). kFp32CInBuffers: an fp32 C may come into the buffers too (where it does
+// not, that code is left out: in 256x128 its requests and reads made ptxas spill in the K loop,
+// and each thread loads its own C instead).
+template <int kRows, int kBlockN, int kBuffers, bool kPlain, bool kHoldsChunks,
+          bool kFp32CInBuffers_>
 struct Sm90Epilogue {
   static constexpr int kParts = kRows / 64;
   static constexpr bool kFp32CInBuffers = kFp32CInBuffers_;
@@ -57,30 +59,33 @@ struct Sm90Epilogue {
     return k_steps > 2 ? 2 : k_steps - 1;
   }
 
-  // While a K step's wgmma run: the last tile's held chunks go to TMA, and (`reads_c`: this
-  // consumer writes the tile, with C by TMA) the first of its C chunks come in, as many as there
-  // are buffers. row0, col0: the consumer's part of the tile.
+  // While a K step's wgmma run: the last tile's held chunks go to TMA (the tma route), or
+  // (`reads_c`: this consumer writes the tile, with C by TMA) the first of its C chunks come in,
+  // as many as there are buffers. row0, col0: the consumer's part of the tile.
   __device__ __forceinline__ void overlap(const EpilogueParams& e, const CUtensorMap& map_d,
                                           bool reads_c, int row0, int col0, int batch) {
-    if constexpr (kHoldsChunks) held.store(map_d, buffers, barrier);
-    if (!reads_c) return;
-    const auto request_first = [&](auto element_bytes) {
-      constexpr int kBytes = decltype(element_bytes)::value, kColumns = store_columns(kBytes);
-      constexpr int kChunks = store_chunks(kRows, kBlockN, kBytes);
-      constexpr int kFirst = kBuffers < kChunks ? kBuffers : kChunks;
-      c.template request<kFirst>(buffers, batch, [&](int i) {
-        return chunk_origin<kBlockN / kColumns, kColumns>(row0, col0, i);
-      });
-    };
-    if (kFp32CInBuffers && e.d.dtype == DType::fp32) {
-      request_first(std::integral_constant<int, 4>{});
-    } else {
-      request_first(std::integral_constant<int, 2>{});
+    if constexpr (kPlain) {
+      if constexpr (kHoldsChunks) held.store(map_d, buffers, barrier);
+    } else if (reads_c) {
+      const auto request_first = [&](auto element_bytes) {
+        constexpr int kBytes = decltype(element_bytes)::value, kColumns = store_columns(kBytes);
+        constexpr int kChunks = store_chunks(kRows, kBlockN, kBytes);
+        constexpr int kFirst = kBuffers < kChunks ? kBuffers : kChunks;
+        c.template request<kFirst>(buffers, batch, [&](int i) {
+          return chunk_origin<kBlockN / kColumns, kColumns>(row0, col0, i);
+        });
+      };
+      if (kFp32CInBuffers && e.d.dtype == DType::fp32) {
+        request_first(std::integral_constant<int, 4>{});
+      } else {
+        request_first(std::integral_constant<int, 2>{});
+      }
     }
   }
 
-  // The consumer's part of `tile` (its rows from my_row) into D. m, n: D's extent; pairs: D takes
-  // a thread's two columns in one store (the registers' routes).
+  // The consumer's part of `tile` (its rows from my_row) into D: by the tma route in a plain
+  // kernel, else by `route`. m, n: D's extent; pairs: D takes a thread's two columns in one store
+  // (the registers' routes).
   template <int N>
   __device__ __forceinline__ void store(const EpilogueParams& e, const CUtensorMap& map_d,
                                         StoreRoute route, float (&acc)[kParts][N],
@@ -88,20 +93,7 @@ struct Sm90Epilogue {
                                         int64_t n, bool pairs) {
     const int tile_row = int(tile.tile.pid_m * block_m) + my_row;
     const int tile_col = int(tile.tile.pid_n * kBlockN);
-    if (route == StoreRoute::tma_general) {
-      const auto finish = [&](auto element_bytes) {
-        finish_tma<decltype(element_bytes)::value, kBuffers, kFp32CInBuffers>(
-            e, map_d, buffers, acc, tile_row, tile_col, int(tile.batch), barrier, m, n,
-            c_in_buffers, c);
-      };
-      if (e.d.dtype == DType::fp32) {
-        finish(std::integral_constant<int, 4>{});
-      } else {
-        finish(std::integral_constant<int, 2>{});
-      }
-      return;
-    }
-    if (route == StoreRoute::tma) {
+    if constexpr (kPlain) {
       const auto store = [&](auto pair) {
         store_tma<decltype(pair), kBuffers, kHoldsChunks>(
             map_d, buffers, held, acc, e.alpha, tile_row, tile_col, int(tile.batch), barrier);
@@ -115,27 +107,43 @@ struct Sm90Epilogue {
       }
       return;
     }
+    if (route == StoreRoute::tma_general) {
+      const auto finish = [&](auto element_bytes) {
+        finish_tma<decltype(element_bytes)::value, kBuffers, kFp32CInBuffers>(
+            e, map_d, buffers, acc, tile_row, tile_col, int(tile.batch), barrier, m, n,
+            c_in_buffers, c);
+      };
+      if (e.d.dtype == DType::fp32) {
+        finish(std::integral_constant<int, 4>{});
+      } else {
+        finish(std::integral_constant<int, 2>{});
+      }
+      return;
+    }
     // From registers (wgmma's accumulator layout): the thread's first pair.
     const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
     const int64_t row0 = tile.tile.pid_m * block_m + my_row + warp * 16 + lane / 4;
     const int64_t col0 = tile.tile.pid_n * kBlockN + 2 * (lane % 4);
+    // The unrolled form where every column of the tile lies inside D; rows are masked either way.
+    const bool scaled = route == StoreRoute::scaled && tile_col + kBlockN <= n;
 #pragma unroll
     for (int i = 0; i < kParts; ++i) {
       const int64_t row = row0 + i * 64;
-      if (route == StoreRoute::scaled && e.d.dtype == DType::bf16) {
-        store_scaled<__nv_bfloat162>(e, tile.batch, row, col0, acc[i], m, n);
-      } else if (route == StoreRoute::scaled) {
-        store_scaled<__half2>(e, tile.batch, row, col0, acc[i], m, n);
+      if (scaled && e.d.dtype == DType::bf16) {
+        store_scaled<__nv_bfloat162>(e, tile.batch, row, col0, acc[i], m);
+      } else if (scaled) {
+        store_scaled<__half2>(e, tile.batch, row, col0, acc[i], m);
       } else {
         finish_rolled(e, tile.batch, row, col0, acc[i], m, n, pairs);
       }
     }
   }
 
-  // After the consumer's last tile.
+  // After the consumer's last tile: the held chunks out, and every TMA store's read of the
+  // buffers done before the program's shared memory goes.
   __device__ __forceinline__ void finish(const CUtensorMap& map_d, StoreRoute route) {
-    if constexpr (kHoldsChunks) held.store(map_d, buffers, barrier);  // the last tile's
-    if ((route == StoreRoute::tma || route == StoreRoute::tma_general) && threadIdx.x % 128 == 0) {
+    if constexpr (kPlain && kHoldsChunks) held.store(map_d, buffers, barrier);
+    if ((kPlain || route == StoreRoute::tma_general) && threadIdx.x % 128 == 0) {
       cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
     }
   }

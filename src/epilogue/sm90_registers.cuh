@@ -6,7 +6,8 @@
 // Unrolled over all BN/8 column blocks, the general epilogue (beta*C, bias, four activations,
 // three output types) is tens of kilobytes of code per tile and the warps stall on instruction
 // fetch; so the general epilogue goes a round of two column blocks at a time in a rolled loop,
-// and only D = alpha * AB into a 16-bit D is unrolled (store_scaled).
+// and only D = alpha * AB into a 16-bit D, on a part wholly inside D along N, is unrolled
+// (store_scaled).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -94,12 +95,13 @@ __device__ __forceinline__ void activate(float (&acc)[N], float slope) {
   }
 }
 
-// The common case, D = alpha * AB in a 16-bit type, row-major and aligned: unrolled, one
-// conversion and one 4-byte store per pair of columns.
+// The common case, D = alpha * AB in a 16-bit type, row-major and aligned, for a part whose
+// columns all lie inside D: unrolled, one conversion and one 4-byte store per pair of columns, no
+// column masks. (An edge tile's part takes finish_rolled's masked rounds instead: inlined for every
+// pair, the per-element fallback made the kernel several times larger and slower to compile.)
 template <typename Pair, int N>
 __device__ __forceinline__ void store_scaled(const EpilogueParams& p, int64_t batch, int64_t row,
-                                             int64_t col0, const float (&acc)[N], int64_t m,
-                                             int64_t n) {
+                                             int64_t col0, const float (&acc)[N], int64_t m) {
   auto* d = static_cast<Pair*>(p.d.data);  // D's elements, two at a time
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
@@ -108,16 +110,11 @@ __device__ __forceinline__ void store_scaled(const EpilogueParams& p, int64_t ba
     const int64_t first = p.d.offset(batch, r, col0);  // even: pairs are aligned
 #pragma unroll
     for (int j = 0; j < N / 4; ++j) {
-      const int64_t col = col0 + 8 * j;
       const float v0 = p.alpha * acc[4 * j + 2 * half], v1 = p.alpha * acc[4 * j + 2 * half + 1];
-      if (col + 1 < n) {
-        if constexpr (std::is_same_v<Pair, __half2>) {
-          d[(first + 8 * j) / 2] = __floats2half2_rn(v0, v1);
-        } else {
-          d[(first + 8 * j) / 2] = __floats2bfloat162_rn(v0, v1);
-        }
-      } else if (col < n) {
-        epilogue_store(p, batch, r, col, acc[4 * j + 2 * half]);
+      if constexpr (std::is_same_v<Pair, __half2>) {
+        d[(first + 8 * j) / 2] = __floats2half2_rn(v0, v1);
+      } else {
+        d[(first + 8 * j) / 2] = __floats2bfloat162_rn(v0, v1);
       }
     }
   }

@@ -83,8 +83,9 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
   constexpr Sm90Shape kShape = Shape::value;
   using Mainloop = Sm90Mainloop<E, kShape, A_MN, B_MN>;
   using Storage = SharedStorage<kShape>;
-  using Epilogue = Sm90Epilogue<kShape.consumer_rows(), kShape.block_n, Storage::kStoreBuffers,
-                                holds_chunks<kShape>(), kShape.mma_m() == 1 || kShape.ping_pong()>;
+  using Epilogue =
+      Sm90Epilogue<kShape.consumer_rows(), kShape.block_n, Storage::kStoreBuffers, PLAIN,
+                   holds_chunks<kShape>(), kShape.mma_m() == 1 || kShape.ping_pong()>;
   constexpr bool kClusters = kShape.cluster_size() > 1;
   static_assert(
       !kShape.ping_pong() || Storage::kStoreBuffers >= store_chunks(kShape.block_m, kShape.block_n),
