@@ -1,8 +1,9 @@
 // Two builds of tilegemm in one process: the base (an earlier commit, its namespace renamed
 // tilegemm_base) and the head (this tree). For each case both run on the same inputs:
 //   results   D from each, from NaN-poisoned outputs, compared bit for bit
-//   speed     each build's call timed alternately with the other's (L2 flushed before every call,
-//             CUDA events around the call alone, median of the reps), as `tilegemm bench` times
+//   speed     each build's call timed alternately with the other's in ABBA order (L2 flushed
+//             before every call, CUDA events around the call alone, median of the reps), as
+//             `tilegemm bench` times
 // and a line per case with both TFLOP/s and head / base. scripts/compare-builds.sh builds and
 // runs it.
 //
@@ -188,7 +189,8 @@ Outcome run_case(const Spec& s, int reps, Timer& timer) {
   for (size_t i = 0; i < d_bytes; i += out_bytes)
     out.differing += std::memcmp(&x[i], &y[i], out_bytes) != 0;
 
-  // Speed: alternating, after untimed rounds of the same timed calls.
+  // Speed: after untimed rounds of the same calls, alternating in ABBA order so that neither
+  // build always runs first (the clock and power state drift within a pair of calls).
   std::string error;
   const auto call = [&](compare::GemmFunction f, const compare::Case& which) {
     if (!f(which, nullptr, &error)) {
@@ -197,15 +199,22 @@ Outcome run_case(const Spec& s, int reps, Timer& timer) {
     }
   };
   const double flops = 2.0 * double(s.m) * s.n * s.k * s.batch;
-  const int n = flops > 2e12 ? std::max(3, reps / 4) : reps;
+  const int n = flops > 2e12 ? std::max(6, reps / 2) : reps;
   for (int i = 0; i < 3; ++i) {
     timer.ms([&] { call(compare::base_gemm, base); });
     timer.ms([&] { call(compare::head_gemm, head); });
   }
   std::vector<double> tb, th;
   for (int i = 0; i < n; ++i) {
-    tb.push_back(timer.ms([&] { call(compare::base_gemm, base); }));
-    th.push_back(timer.ms([&] { call(compare::head_gemm, head); }));
+    const auto time_base = [&] { tb.push_back(timer.ms([&] { call(compare::base_gemm, base); })); };
+    const auto time_head = [&] { th.push_back(timer.ms([&] { call(compare::head_gemm, head); })); };
+    if (i % 2 == 0) {
+      time_base();
+      time_head();
+    } else {
+      time_head();
+      time_base();
+    }
   }
   check(cudaDeviceSynchronize(), "the timed runs");
   out.base_ms = median(tb);
@@ -305,7 +314,7 @@ int main(int argc, char** argv) {
     if (csv_out) {
       csv_out << s.suite << ',' << s.m << ',' << s.n << ',' << s.k << ',' << s.batch << ','
               << name_of(s.input) << ',' << layouts << ','
-              << (s.epilogue ? "beta,bias,gelu" : "none") << ",\"" << o.base_ran << "\",\""
+              << (s.epilogue ? "beta+bias+gelu" : "none") << ",\"" << o.base_ran << "\",\""
               << o.head_ran << "\"," << o.base_ms << ',' << o.head_ms << ',' << tb << ',' << th
               << ',' << ratio << ',' << o.differing << std::endl;
     }
