@@ -75,10 +75,10 @@ struct WarptileShape {
   }
 };
 
-// Compiled shapes (the rules take the largest tile that fills the GPU). Chosen by sweeps on the
-// H100. 256x128x8 is cuBLAS's SGEMM structure: 8 x 16
-// outputs per thread at two warps per scheduler, the most FFMA per shared-memory load; it
-// became the fastest once its epilogue and its copies were cheap (v8, v9).
+// Compiled shapes (the rules take the largest tile that fills the GPU), chosen by sweeps on the
+// H100 (docs/history/). 256x128x8 is cuBLAS's SGEMM structure: 8 x 16 outputs per thread at two
+// warps per scheduler, the most FFMA per shared-memory load, so the fastest where the epilogue
+// and the copies are cheap.
 using Shapes = std::tuple<WarptileShape<256, 128, 8, 64, 64, 3>,   // 8 warps, 8x16 per thread
                           WarptileShape<128, 128, 16, 64, 32, 3>,  // 8 warps, 8x8, 2 per SM
                           WarptileShape<64, 64, 16, 32, 32, 3>>;   // small and skinny problems
