@@ -16,8 +16,8 @@ struct Case {
   int activation = 0;  // tilegemm::Activation: none 0, relu 1, leaky_relu 2, gelu 3, silu 4
   const void* a = nullptr;
   const void* b = nullptr;
-  const void* bias = nullptr;  // N values of D's type
-  void* d = nullptr;           // also C when beta != 0 (in place)
+  const void* bias = nullptr;                        // N values of D's type
+  void* d = nullptr;                                 // also C when beta != 0 (in place)
   int64_t a_stride = 0, b_stride = 0, d_stride = 0;  // batch strides
 };
 
