@@ -1,8 +1,8 @@
 // A call's floor: what a kernel that does no GEMM work costs when timed as `bench` times a call
 // (the L2 flushed by a write, then the call alone between two events). A 2048^3 call spends about
 // a quarter of its time outside its K loop, so its K steps are read against this floor, not
-// against zero. Two kernels, both in the 128x256 tile's launch
-// shape at 2048^2 (128 programs of 384 threads):
+// against zero. Two kernels, both in the 128x256 tile's launch shape at 2048^2 (128 programs of
+// 384 threads):
 //   - one that does nothing: the launch, the programs' start and end, and the events;
 //   - one whose programs each write a 128 x 256 tile of 16-bit D (64 KB, 8 MB in all), what a
 //     2048^2 GEMM writes at its end. After the flush L2 is full of dirty lines, so D's lines

@@ -39,9 +39,9 @@ __global__ void copy_lines(const T* __restrict__ source, int64_t source_ld, int6
 // spreads the reads of its columns over the banks), so that both the reads of the source's lines
 // and the writes of the copy's are 16-byte vectors of consecutive elements: 16 threads per line,
 // 16 lines per pass of 256 threads, four passes. (On the H100 a 32 x 32 block of single elements
-// moved 2.1 TB/s, this one 2.5; the plain copy moves 2.9.) The
-// source's reads are vectors when its lines are 16-byte aligned, else single elements. The padding
-// past `length` is written with zeros.
+// moved 2.1 TB/s, this one 2.5; the plain copy moves 2.9.) The source's reads are vectors when
+// its lines are 16-byte aligned, else single elements. The padding past `length` is written with
+// zeros.
 constexpr int kTransposeTile = 64, kTransposeThreads = 256;
 template <bool kVectorReads>
 __global__ void __launch_bounds__(kTransposeThreads)

@@ -33,8 +33,8 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t address) 
 // adding half a tf32 unit in the last place (bit 12) to the bits is the whole rounding: a carry
 // out of the low 13 bits rounds the magnitude up. One integer add, where cvt.rna takes more
 // instructions and registers (with cvt, the double-buffered tf32 kernels spilled 140 bytes,
-// with the add 36). The one difference: a NaN whose payload lies
-// only in the low 13 bits reads as an infinity.
+// with the add 36). The one difference: a NaN whose payload lies only in the low 13 bits reads as
+// an infinity.
 __device__ __forceinline__ uint32_t to_tf32(uint32_t x) { return x + 0x1000u; }
 
 // D(16x8, fp32) += A(16xK) * B(Kx8): K = 16 for 16-bit inputs, 8 for tf32. A is 4 registers,

@@ -45,11 +45,11 @@ struct TailSplit {
 };
 
 // The model's costs, in K steps of the tile (see above), from the H100. A tail costs 6 steps
-// beyond its own: its wgmma drain, the stores of BM x BN fp32 sums
-// (128 KB for 128x256) and the flag's release, which waits for them. With 1, the first guess,
-// helpers with eight tails each lost 2.3 % at 4096 x 4096 x 11008 and 9 % at 4096^3, where a
-// sweep of head_steps put the best split exactly where a cost of 6 puts it (158 of 172 steps,
-// +0.8 %; at 4096 x 11008 x 4096, one tail per helper, 34 of 64, +3 %).
+// beyond its own: its wgmma drain, the stores of BM x BN fp32 sums (128 KB for 128x256) and the
+// flag's release, which waits for them. With 1, the first guess, helpers with eight tails each
+// lost 2.3 % at 4096 x 4096 x 11008 and 9 % at 4096^3, where a sweep of head_steps put the best
+// split exactly where a cost of 6 puts it (158 of 172 steps, +0.8 %; at 4096 x 11008 x 4096, one
+// tail per helper, 34 of 64, +3 %).
 constexpr int kHeadFixupSteps = 2;  // a head waits for the flag and adds the sums
 constexpr int kTailStoreSteps = 6;  // a tail stores them
 constexpr int kTailSplitMinGain = 2;

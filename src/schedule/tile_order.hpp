@@ -130,8 +130,8 @@ TILEGEMM_HOST_DEVICE constexpr int64_t cluster_items(int64_t m, int64_t n, int64
 // cluster_tile and cluster_items as a persistent kernel uses them: the tile grid's size is worked
 // out once per program, and each work item's tile in 32-bit arithmetic. On the GPU a 64-bit
 // division is a subroutine of ~100 instructions, and a program works out its first tile before
-// its first load. The caller makes sure that the work items number
-// fewer than 2^31 (the sm90 kernel's problem_check).
+// its first load. The caller makes sure that the work items number fewer than 2^31 (the sm90
+// kernel's problem_check).
 struct PersistentTiles {
   int32_t num_pid_m = 0;  // cluster rows of tiles
   int32_t num_pid_n = 0;

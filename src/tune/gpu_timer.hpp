@@ -24,8 +24,7 @@ class GpuTimer {
   // so clock and thermal drift hit all alike. Before them, `warmup` untimed rounds of the same
   // timed calls: the flush, then each entry alone between two events, waited for. (Warm-up calls
   // that differ from the timed ones can leave one entry of an alternation ~1 us slower in every
-  // rep that follows.) Returns the median
-  // milliseconds of each entry.
+  // rep that follows.) Returns the median milliseconds of each entry.
   std::vector<double> median_ms(const std::vector<Enqueue>& work, int reps, int warmup = 3);
 
  private:

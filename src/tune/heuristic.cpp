@@ -54,15 +54,15 @@ int64_t programs(const KernelConfig& c, const GemmProblem& p) {
   return num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count;
 }
 
-// What the busiest SM loads, in rows of K values (BLOCK_SIZE_M + BLOCK_SIZE_N per value of K):
-// a tile's rows times K, times the programs the SM runs in turn. Where a program is alone on its
-// SM, its K step is bound by what the SM takes in, so of two
-// configs that both leave SMs idle the lighter one finishes first.
 // Rounds of one program per SM that the config's programs take.
 int64_t waves(const KernelConfig& c, const GemmProblem& p, int sms) {
   return cdiv(programs(c, p), int64_t(std::max(sms, 1)));
 }
 
+// What the busiest SM loads, in rows of K values (BLOCK_SIZE_M + BLOCK_SIZE_N per value of K):
+// a tile's rows times K, times the programs the SM runs in turn. Where a program is alone on its
+// SM, its K step is bound by what the SM takes in, so of two configs that both leave SMs idle the
+// lighter one finishes first.
 double busiest_sm_rows(const KernelConfig& c, const GemmProblem& p, int sms) {
   return double(waves(c, p, sms)) * double(c.block_m + c.block_n) * double(p.k);
 }

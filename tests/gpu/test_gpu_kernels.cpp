@@ -21,9 +21,9 @@ bool contains(const std::string& text, const char* part) {
 // Checks one case against the reference. The exceptions, where the refusal must say why: sm90
 // refuses problems its TMA loads cannot describe (rows not 16-byte aligned, K = 0; "auto" sends
 // those to sm80), tf32 operands that are not K-major in problems too small to copy, and every
-// problem on a GPU that is not a Hopper; sm80's 3-stage configs are
-// compiled for one input type each (128-byte K slices), and they and the tiles larger than
-// 128 x 128 refuse rows that are not 16-byte aligned (cp.async only). (RandomShapesPaddedLeading-
+// problem on a GPU that is not a Hopper; sm80's 3-stage configs are compiled for one input type
+// each (128-byte K slices), and they and the tiles larger than 128 x 128 refuse rows that are not
+// 16-byte aligned (cp.async only). (RandomShapesPaddedLeading-
 // DimsEveryLayout lets no other sm80 refusal through.)
 void expect_matches_reference(const WorkloadSpec& spec, const GemmOptions& options) {
   const bool async_only_sm80 = options.kernel == "sm80" && options.config &&

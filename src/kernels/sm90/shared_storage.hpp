@@ -6,8 +6,8 @@
 //   a, b      num_stages stages of k_slabs slabs of each operand tile (operand_tile.hpp). Every
 //             slab is a multiple of 1024 bytes, so each starts on the swizzle's period.
 //   store     each consumer's buffers for the epilogue's chunks of D
-//   (epilogue/sm90_store_chunk.hpp),
-//             also 1024-byte multiples: the TMA stores' 128-byte swizzle needs that alignment.
+//             (epilogue/sm90_store_chunk.hpp), also 1024-byte multiples: the TMA stores' 128-byte
+//             swizzle needs that alignment.
 //   full      a stage's mbarrier that TMA completes once its bytes have landed;
 //   empty     a stage's mbarrier that every consumer warp reading it arrives on once its wgmma
 //             are done with it (in a cluster, those of every program that loads into it);
