@@ -66,18 +66,22 @@ std::vector<KernelConfig> configs_of() {
                     Shapes{});
 }
 
-// Calls launch(shape) with the compiled shape of `Shapes` that `config` names.
-template <class Shapes, class Launch>
-Status launch_compiled_shape(const char* kernel, const KernelConfig& config, Launch&& launch) {
-  Status status{StatusCode::not_supported,
-                std::string(kernel) + ": config " + to_string(config) + " is not compiled"};
-  std::apply(
+// Calls f(shape) with the compiled shape of `Shapes` that `config` names and returns its status;
+// not_supported, naming `kernel` and the config, when none does.
+template <class Shapes, class F>
+Status with_compiled_shape(const char* kernel, const KernelConfig& config, F&& f) {
+  Status status;
+  const bool found = std::apply(
       [&](auto... shapes) {
-        ((same_instantiation(decltype(shapes)::config(), config) ? (status = launch(shapes), true)
-                                                                 : false) ||
-         ...);
+        return ((same_instantiation(decltype(shapes)::config(), config) ? (status = f(shapes), true)
+                                                                        : false) ||
+                ...);
       },
       Shapes{});
+  if (!found) {
+    return {StatusCode::not_supported,
+            std::string(kernel) + ": config " + to_string(config) + " is not compiled"};
+  }
   return status;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "epilogue/sm90_store_chunk.hpp"
+#include "kernels/kernel_registry.hpp"
 #include "kernels/sm90/compiled_shapes.hpp"
 #include "kernels/sm90/kernel_shape.hpp"
 #include "kernels/sm90/operand_tile.hpp"
@@ -274,6 +275,28 @@ TEST(Sm90Storage, EveryCompiledShapeFitsTheH100WithItsPartsOnTheSwizzlePeriod) {
     EXPECT_EQ(c.block_k, 64 * shape.k_slabs);
     EXPECT_EQ(shape.config(4).block_k, 32 * shape.k_slabs);
   }
+}
+
+// What the kernel table says a config needs (the autotuner prunes by it, the launch asks for it)
+// is its compiled shape's storage, for 16-bit and tf32 inputs alike; nothing for a config that
+// is not compiled.
+TEST(Sm90Storage, TheKernelTableAsksForEachCompiledShapesStorage) {
+  const gpu::Kernel* sm90 = gpu::find_kernel("sm90");
+  ASSERT_NE(sm90, nullptr);
+  for (const auto& [shape, f] :
+       compiled_facts(std::make_index_sequence<std::size(kCompiledShapes)>{})) {
+    EXPECT_EQ(sm90->shared_bytes(shape.config(2), DType::bf16), f.bytes)
+        << to_string(shape.config(2));
+    EXPECT_EQ(sm90->shared_bytes(shape.config(2), DType::fp16), f.bytes)
+        << to_string(shape.config(2));
+    if (compiled_for_bytes(shape, 4)) {
+      EXPECT_EQ(sm90->shared_bytes(shape.config(4), DType::tf32), f.bytes)
+          << to_string(shape.config(4));
+    }
+  }
+  KernelConfig not_compiled = kCompiledShapes[0].config(2);
+  not_compiled.num_stages = 3;
+  EXPECT_EQ(sm90->shared_bytes(not_compiled, DType::bf16), 0);
 }
 
 TEST(Sm90Storage, StoreBuffersHoldAWholePartWhenTheStagesLeaveRoom) {

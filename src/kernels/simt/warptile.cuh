@@ -389,7 +389,7 @@ Status launch_shape(const GemmArgs& args, bool vector, cudaStream_t stream) {
 // Every compiled shape: launches the one equal to `config`.
 inline Status launch_config(const GemmArgs& args, const KernelConfig& config, bool vector,
                             cudaStream_t stream) {
-  return launch_compiled_shape<Shapes>("warptile", config, [&](auto shape) {
+  return with_compiled_shape<Shapes>("warptile", config, [&](auto shape) {
     return launch_shape<decltype(shape)>(args, vector, stream);
   });
 }

@@ -80,7 +80,7 @@ Status launch_shape(const GemmArgs& args, bool d_aligned, cudaStream_t stream) {
 template <class E, bool ASYNC>
 Status launch_for_element(const GemmArgs& args, const KernelConfig& config, bool d_aligned,
                           cudaStream_t stream) {
-  return launch_compiled_shape<Shapes>("sm80", config, [&](auto shape) -> Status {
+  return with_compiled_shape<Shapes>("sm80", config, [&](auto shape) -> Status {
     using S = decltype(shape);
     if constexpr (compiled_for(S::BM, S::BN, S::BK, S::kStages, E::kBytes, ASYNC)) {
       return launch_shape<S, E, ASYNC>(args, d_aligned, stream);

@@ -190,7 +190,7 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
 // kind (sm90_<type>.cu).
 template <class E>
 Status launch_for_element(const GemmArgs& args, const KernelConfig& config, cudaStream_t stream) {
-  return launch_compiled_shape<CompiledShapes<E>>("sm90", config, [&](auto shape) {
+  return with_compiled_shape<CompiledShapes<E>>("sm90", config, [&](auto shape) {
     return launch_shape<E, decltype(shape)::shape>(args, stream);
   });
 }
@@ -200,14 +200,10 @@ Status launch_for_element(const GemmArgs& args, const KernelConfig& config, cuda
 template <class E>
 int64_t compiled_shared_bytes(const KernelConfig& config) {
   int64_t bytes = 0;
-  std::apply(
-      [&](auto... shapes) {
-        ((same_instantiation(decltype(shapes)::config(), config)
-              ? (bytes = shared_bytes<decltype(shapes)::shape>(), true)
-              : false) ||
-         ...);
-      },
-      CompiledShapes<E>{});
+  with_compiled_shape<CompiledShapes<E>>("sm90", config, [&](auto shape) {
+    bytes = shared_bytes<decltype(shape)::shape>();
+    return Status::success();
+  });
   return bytes;
 }
 
