@@ -6,6 +6,7 @@
 #include "dispatch/kernel_choice.hpp"
 #include "kernels/aligned_copies.hpp"
 #include "schedule/tile_order.hpp"
+#include "tune/tuning_key.hpp"
 
 namespace tilegemm::dispatch {
 namespace {
@@ -13,13 +14,14 @@ namespace {
 void fill_report(const GemmProblem& p, const GemmOptions& options, const Choice& choice,
                  const std::string& aligned_copies, GemmReport* report) {
   if (report) {
-    *report = {Backend::gpu,
-               choice.kernel->info.name,
-               choice.config,
-               choice.source,
-               choice.source == "given" ? std::string() : autotune::to_string(choice.key),
-               automatic(options.kernel) ? auto_kernel_note(p, *choice.kernel) : std::string(),
-               aligned_copies};
+    *report = {
+        Backend::gpu,
+        choice.kernel->info.name,
+        choice.config,
+        choice.source,
+        choice.source == "given" ? std::string() : autotune::to_string(choice.key),
+        autotune::automatic(options.kernel) ? auto_kernel_note(p, *choice.kernel) : std::string(),
+        aligned_copies};
   }
 }
 

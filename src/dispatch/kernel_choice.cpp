@@ -1,5 +1,7 @@
 #include "dispatch/kernel_choice.hpp"
 
+#include "tune/tuning_key.hpp"
+
 namespace tilegemm::dispatch {
 namespace {
 
@@ -24,7 +26,7 @@ const gpu::Kernel* auto_kernel(const GemmProblem& p) {
 }
 
 const gpu::Kernel* requested_kernel(const GemmProblem& p, const std::string& kernel_request) {
-  return automatic(kernel_request) ? auto_kernel(p) : gpu::find_kernel(kernel_request);
+  return autotune::automatic(kernel_request) ? auto_kernel(p) : gpu::find_kernel(kernel_request);
 }
 
 std::string auto_kernel_note(const GemmProblem& p, const gpu::Kernel& chosen) {

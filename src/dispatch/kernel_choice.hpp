@@ -7,11 +7,6 @@
 
 namespace tilegemm::dispatch {
 
-// Whether the call leaves the kernel to the library ("auto", or empty).
-inline bool automatic(const std::string& kernel_request) {
-  return kernel_request.empty() || kernel_request == "auto";
-}
-
 // The kernel "auto" means for this problem: the first of sm90 (Hopper), sm80 (tensor cores from
 // sm_80), warptile (fp32 on CUDA cores) and tile2d that can take it.
 const gpu::Kernel* auto_kernel(const GemmProblem& problem);

@@ -151,7 +151,7 @@ double relative_difference(const std::vector<double>& x, const std::vector<doubl
 // The kernels a tuning may consider: the one named, or every kernel that takes the problem.
 Status tunable_kernels(const GemmProblem& p, const std::string& name,
                        std::vector<const gpu::Kernel*>* out) {
-  if (name.empty() || name == "auto") {
+  if (automatic(name)) {
     for (const gpu::Kernel& k : gpu::kernels()) {
       if (k.can_implement(p, k.default_for(p.a.dtype)).empty()) out->push_back(&k);
     }

@@ -209,11 +209,11 @@ const TunedRow* nearest_tuned(const TunedTable& table, const GemmProblem& p,
 HeuristicChoice heuristic(const GemmProblem& p, const gpu::Kernel& kernel,
                           const std::string& kernel_request, const std::string& gpu_name, int sms) {
   HeuristicChoice choice;
-  const bool automatic = kernel_request.empty() || kernel_request == "auto";
   const TunedTable& table = h100_table();
   if (table.gpu == gpu_name) {
     // The winner of the nearest tuned shape, if it runs this problem.
-    const TunedRow* best = nearest_tuned(table, p, automatic ? "auto" : kernel_request);
+    const TunedRow* best =
+        nearest_tuned(table, p, automatic(kernel_request) ? "auto" : kernel_request);
     if (best != nullptr && best->kernel == kernel.info.name &&
         kernel.can_implement(p, best->config).empty()) {
       choice.config = best->config;

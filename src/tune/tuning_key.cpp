@@ -35,7 +35,7 @@ TuningKey make_tuning_key(const GemmProblem& p, const std::string& kernel, int d
               (on_l2_lines(p.b, p.k, p.n) ? 0 : 16));
   key.epilogue = uint8_t((p.epilogue.beta != 0.0f ? 1 : 0) | (p.epilogue.bias ? 2 : 0) |
                          (int(p.epilogue.activation) << 2));
-  key.kernel = kernel.empty() ? "auto" : kernel;
+  key.kernel = automatic(kernel) ? "auto" : kernel;
   key.device = device;
   return key;
 }

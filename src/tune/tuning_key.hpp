@@ -19,6 +19,11 @@
 
 namespace tilegemm::autotune {
 
+// Whether a call leaves the kernel to the library: "auto", or empty.
+inline bool automatic(const std::string& kernel_request) {
+  return kernel_request.empty() || kernel_request == "auto";
+}
+
 struct TuningKey {
   int64_t m = 0, n = 0, k = 0, batch = 1;
   DType input = DType::fp32, output = DType::fp32;
