@@ -48,7 +48,7 @@ GemmOptions timed_options(GemmOptions options);
 std::vector<BenchShape> shapes_option(const std::string& suite, const std::string& shapes_file);
 // Refuses element types the library does not take yet (tf32, fp8, ...) before any data is drawn,
 // with the library's own message.
-void check_types(DType input, DType output);
+void check_types(DType input, DType input_b, DType output);
 
 // Picks the backend for a command: GPU when present (or asked), else the CPU backend with a note
 // on stderr. Fails when the GPU is asked for and absent.

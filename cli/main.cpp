@@ -15,7 +15,10 @@ void fail(const std::string& message, int exit_code) {
 
 DType dtype_option(const std::string& option, const std::string& value) {
   auto d = parse_dtype(value);
-  if (!d) fail(option + " '" + value + "' is not a dtype (fp32, fp16, bf16, tf32, fp8)");
+  if (!d) {
+    fail(option + " '" + value +
+         "' is not a dtype (fp32, fp16, bf16, tf32, fp8_e4m3 or fp8, fp8_e5m2)");
+  }
   return *d;
 }
 
@@ -97,9 +100,10 @@ std::vector<BenchShape> shapes_option(const std::string& suite, const std::strin
   return *shapes;
 }
 
-void check_types(DType input, DType output) {
+void check_types(DType input, DType input_b, DType output) {
   GemmProblem types;  // sizeless: validate() stops after the type checks
-  types.a.dtype = types.b.dtype = input;
+  types.a.dtype = input;
+  types.b.dtype = input_b;
   types.c.dtype = types.d.dtype = output;
   if (Status s = validate(types); !s.ok()) fail(s.message);
 }

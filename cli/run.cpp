@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "problem/dtype.hpp"
 #include "timing.hpp"
 
 namespace tilegemm::cli {
@@ -13,11 +14,13 @@ namespace {
 
 struct RunOptions {
   int64_t m = 0, n = 0, k = 0, batch = 1;
-  std::string dtype = "fp32", out_dtype, layout_a = "row", layout_b = "row", layout_c = "row";
+  std::string dtype = "fp32", dtype_b, out_dtype, scale_mode = "none", layout_a = "row",
+              layout_b = "row", layout_c = "row";
   int64_t lda = 0, ldb = 0, ldc = 0;
   float alpha = 1.0f, beta = 0.0f;
   std::string activation = "none", backend = "auto", kernel = "auto", config, autotune;
-  bool bias = false, check = false, json = false, in_place = false, no_aligned_copies = false;
+  bool bias = false, fast_accum = false, check = false, json = false, in_place = false,
+       no_aligned_copies = false;
   int reps = 0;
   uint64_t seed = 1;
 };
@@ -29,6 +32,16 @@ void run_command(const RunOptions& o) {
   spec.k = o.k;
   spec.batch_count = o.batch;
   spec.input_dtype = dtype_option("--dtype", o.dtype);
+  if (!o.dtype_b.empty()) spec.input_dtype_b = dtype_option("--dtype-b", o.dtype_b);
+  const std::optional<ScaleMode> scale_mode = parse_scale_mode(o.scale_mode);
+  if (!scale_mode) {
+    fail("--scale-mode '" + o.scale_mode + "' is not a scale mode (none, tensor, channel, block)");
+  }
+  if (*scale_mode != ScaleMode::none && !is_fp8(spec.input_dtype)) {
+    fail("--scale-mode " + o.scale_mode + " needs fp8 inputs (--dtype fp8_e4m3 or fp8_e5m2)");
+  }
+  spec.scale_mode = *scale_mode;
+  spec.fast_accumulation = o.fast_accum;
   spec.output_dtype = o.out_dtype.empty() ? harness::default_output_dtype(spec.input_dtype)
                                           : dtype_option("--out-dtype", o.out_dtype);
   spec.layout_a = layout_option("--layout-a", o.layout_a);
@@ -55,7 +68,7 @@ void run_command(const RunOptions& o) {
   // Validate the problem's shape and types before drawing any data (on a null-pointer stand-in).
   const bool gpu = use_gpu(options.backend);
   options.backend = gpu ? Backend::gpu : Backend::cpu;
-  check_types(spec.input_dtype, spec.output_dtype);
+  check_types(spec.input_dtype, spec.input_dtype_b.value_or(spec.input_dtype), spec.output_dtype);
   std::unique_ptr<harness::Workload> workload;
   if (Status s = harness::Workload::create(spec, gpu, &workload); !s.ok()) fail(s.message);
   const GemmProblem problem = workload->problem();
@@ -88,7 +101,8 @@ void run_command(const RunOptions& o) {
   double error = 0.0;
   int64_t rows_checked = 0;
   bool passed = true;
-  const double tolerance = harness::tolerance_for(spec.input_dtype, spec.output_dtype);
+  const double tolerance =
+      harness::tolerance_for(spec.input_dtype, spec.output_dtype, spec.fast_accumulation);
   if (o.check) {
     // A fresh, poisoned D and one more run: every element must be written and right.
     if (Status s = workload->poison_output(); !s.ok()) fail(s.message);
@@ -104,6 +118,9 @@ void run_command(const RunOptions& o) {
                         {"k", spec.k},
                         {"batch", spec.batch_count},
                         {"dtype", to_string(spec.input_dtype)},
+                        {"dtype_b", to_string(spec.input_dtype_b.value_or(spec.input_dtype))},
+                        {"scale_mode", to_string(spec.scale_mode)},
+                        {"fast_accumulation", spec.fast_accumulation},
                         {"out_dtype", to_string(spec.output_dtype)},
                         {"layout_a", to_string(spec.layout_a)},
                         {"layout_b", to_string(spec.layout_b)},
@@ -130,9 +147,17 @@ void run_command(const RunOptions& o) {
     }
     std::printf("%s\n", j.dump(2).c_str());
   } else {
+    std::string inputs(to_string(spec.input_dtype));
+    if (spec.input_dtype_b && *spec.input_dtype_b != spec.input_dtype) {
+      inputs += "x" + std::string(to_string(*spec.input_dtype_b));
+    }
+    if (spec.scale_mode != ScaleMode::none) {
+      inputs += " (" + std::string(to_string(spec.scale_mode)) + " scales)";
+    }
+    if (spec.fast_accumulation && is_fp8(spec.input_dtype)) inputs += " (fast accumulation)";
     std::printf("problem: M=%lld N=%lld K=%lld batch=%lld %s->%s layouts A=%s B=%s C/D=%s\n",
                 (long long)spec.m, (long long)spec.n, (long long)spec.k,
-                (long long)spec.batch_count, std::string(to_string(spec.input_dtype)).c_str(),
+                (long long)spec.batch_count, inputs.c_str(),
                 std::string(to_string(spec.output_dtype)).c_str(),
                 std::string(to_string(spec.layout_a)).c_str(),
                 std::string(to_string(spec.layout_b)).c_str(),
@@ -162,9 +187,18 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("M", o.m, "rows of A and D")->required();
   cmd->add_option("N", o.n, "columns of B and D")->required();
   cmd->add_option("K", o.k, "columns of A, rows of B")->required();
-  cmd->add_option("--dtype", o.dtype, "A/B element type: fp32, fp16, bf16, tf32")
+  cmd->add_option("--dtype", o.dtype,
+                  "A/B element type: fp32, fp16, bf16, tf32, fp8_e4m3 (or fp8), fp8_e5m2")
       ->capture_default_str();
-  cmd->add_option("--out-dtype", o.out_dtype, "C/D element type (default: --dtype; fp32 for tf32)");
+  cmd->add_option("--dtype-b", o.dtype_b, "B's element type where it differs (fp8 only)");
+  cmd->add_option("--scale-mode", o.scale_mode,
+                  "fp8: random scales per tensor, channel (row of A, column of B) or block "
+                  "(1x128 of A, 128x128 of B), or none")
+      ->capture_default_str();
+  cmd->add_flag("--fast-accum", o.fast_accum,
+                "fp8: keep the tensor cores' own sums over all of K (faster, less accurate)");
+  cmd->add_option("--out-dtype", o.out_dtype,
+                  "C/D element type (default: --dtype; fp32 for tf32, bf16 for fp8)");
   cmd->add_option("--layout-a", o.layout_a, "row or col")->capture_default_str();
   cmd->add_option("--layout-b", o.layout_b, "row or col")->capture_default_str();
   cmd->add_option("--layout-c", o.layout_c, "row or col (C and D)")->capture_default_str();

@@ -50,7 +50,7 @@ double microseconds_per_call(const GemmProblem& p, const GemmOptions& options) {
 void tune_command(const TuneOptions& o) {
   const DType dtype = dtype_option("--dtype", o.dtype);
   const DType out = harness::default_output_dtype(dtype);
-  check_types(dtype, out);
+  check_types(dtype, dtype, out);
   std::vector<BenchShape> shapes;
   if (o.suite.empty() && o.shapes_file.empty()) {
     if (o.m <= 0 || o.n <= 0 || o.k <= 0) fail("M, N and K must be > 0 (or give --suite/--shapes)");

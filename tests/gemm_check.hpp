@@ -19,7 +19,11 @@ inline std::string describe(const harness::WorkloadSpec& s) {
          " ldb=" + std::to_string(s.ldb) + " ldc=" + std::to_string(s.ldc) +
          " alpha=" + std::to_string(s.alpha) + " beta=" + std::to_string(s.beta) +
          (s.bias ? " bias" : "") + " act=" + std::string(to_string(s.activation)) +
-         (s.in_place ? " in-place" : "");
+         (s.in_place ? " in-place" : "") +
+         (s.input_dtype_b ? " b=" + std::string(to_string(*s.input_dtype_b)) : "") +
+         (s.scale_mode != ScaleMode::none ? " scales=" + std::string(to_string(s.scale_mode))
+                                          : "") +
+         (s.fast_accumulation ? " fast-accum" : "");
 }
 
 // A spec with inputs of `dtype` and D of the matching type (fp32 for tf32 inputs).
@@ -44,7 +48,8 @@ inline void expect_matches_reference(const harness::WorkloadSpec& spec,
   ASSERT_TRUE(s.ok()) << s.message << " | " << describe(spec);
   ASSERT_TRUE(w->fetch_output().ok());
   const double error = w->check(1e12);
-  EXPECT_LE(error, harness::tolerance_for(spec.input_dtype, spec.output_dtype))
+  EXPECT_LE(error,
+            harness::tolerance_for(spec.input_dtype, spec.output_dtype, spec.fast_accumulation))
       << describe(spec) << " kernel=" << options.kernel
       << (options.config ? " config=" + to_string(*options.config) : "");
 }

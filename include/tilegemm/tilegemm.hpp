@@ -19,7 +19,9 @@
 
 namespace tilegemm {
 
-enum class DType { fp32, fp16, bf16, tf32, fp8_e4m3 };
+// fp8_e4m3 and fp8_e5m2 are OCP FP8 (E4M3 "fn": no infinities, max 448; E5M2: IEEE-like, max
+// 57344), inputs only, with optional scales (Scales below); D is fp32, fp16 or bf16.
+enum class DType { fp32, fp16, bf16, tf32, fp8_e4m3, fp8_e5m2 };
 enum class Layout { row_major, col_major };
 enum class Activation { none, relu, leaky_relu, gelu, silu };
 enum class Backend { automatic, gpu, cpu };
@@ -71,12 +73,41 @@ struct EpilogueDesc {
   float leaky_relu_slope = 0.01f;
 };
 
+// How fp8 inputs are scaled: the product uses a(m, k) = A[m, k] * scale_a(m, k) and
+// b(k, n) = B[k, n] * scale_b(k, n), accumulated in fp32 (cuBLASLt's scale modes, DeepSeek-V3's
+// block recipe). The scales are fp32 device pointers (host pointers on the CPU backend), read when
+// the call runs, so a captured graph picks up new values; every batch entry shares them.
+//   none     no scales (1.0); the pointers must be null
+//   tensor   one scale for A, a[0], and one for B, b[0] (cuBLASLt's SCALAR_32F)
+//   channel  one per row of A, a[m] (M values), and one per column of B, b[n] (N values)
+//            ("row-wise" scales; cuBLASLt's OUTER_VEC_32F)
+//   block    A: one per row and 128 values of K, a[kb * M + m] for kb = k / 128 (the M rows of a K
+//            block contiguous: M x ceil(K/128), column-major); B: one per 128 x 128 block,
+//            b[nb * ceil(K/128) + kb] for nb = n / 128 (ceil(N/128) x ceil(K/128), row-major, as
+//            DeepSeek-V3's weight scales are stored)
+enum class ScaleMode { none, tensor, channel, block };
+std::string_view to_string(ScaleMode mode);
+std::optional<ScaleMode> parse_scale_mode(std::string_view text);  // none|tensor|channel|block
+
+struct Scales {
+  ScaleMode mode = ScaleMode::none;
+  const float* a = nullptr;
+  const float* b = nullptr;
+};
+
 struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;
   int64_t batch_count = 1;
   MatrixInput a, b, c;  // c may be left empty (data == nullptr) when beta == 0
   MatrixOutput d;
   EpilogueDesc epilogue;
+  Scales scales;  // fp8 inputs only
+  // fp8 inputs: Hopper's fp8 tensor cores keep fewer bits in their sums than fp32. By default the
+  // sums are moved into fp32 registers every 128 values of K (as DeepGEMM does), so the result
+  // matches an fp32-accumulated one; true skips that, faster and less accurate (as
+  // torch._scaled_mm's use_fast_accum). Block scales are applied at those moves, so they always
+  // take them, whatever this says.
+  bool fast_accumulation = false;
   void* stream = nullptr;  // cudaStream_t on the GPU backend; ignored on the CPU backend
 };
 

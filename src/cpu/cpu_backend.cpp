@@ -8,6 +8,7 @@
 #include "epilogue/epilogue.hpp"
 #include "problem/dtype.hpp"
 #include "problem/matrix_view.hpp"
+#include "problem/scales.hpp"
 #include "schedule/tile_order.hpp"
 
 namespace tilegemm::cpu {
@@ -32,6 +33,7 @@ struct Program {
   const GemmProblem& p;
   const KernelConfig& cfg;
   MatrixView a, b;
+  ScaleView scales;
   EpilogueParams epilogue;
   std::vector<float> tile_a, tile_b, acc;  // BM x BK, BK x BN, BM x BN (row-major)
 
@@ -40,6 +42,7 @@ struct Program {
         cfg(config),
         a(view_of(problem.a, problem.m, problem.k)),
         b(view_of(problem.b, problem.k, problem.n)),
+        scales(scale_view(problem)),
         epilogue(make_epilogue_params(problem)),
         tile_a(size_t(config.block_m) * config.block_k),
         tile_b(size_t(config.block_k) * config.block_n),
@@ -64,6 +67,14 @@ struct Program {
           tile_b[size_t(kk) * bn + j] =
               load_as_float(b.data, b.dtype, b.offset(batch, k0 + kk, col0 + j));
         }
+      }
+      if (scales.mode != ScaleMode::none) {  // fp8: the values the product uses
+        for (int i = 0; i < rows; ++i)
+          for (int kk = 0; kk < depth; ++kk)
+            tile_a[size_t(i) * bk + kk] *= scales.a_at(row0 + i, k0 + kk);
+        for (int kk = 0; kk < depth; ++kk)
+          for (int j = 0; j < cols; ++j)
+            tile_b[size_t(kk) * bn + j] *= scales.b_at(k0 + kk, col0 + j);
       }
       for (int i = 0; i < rows; ++i) {
         float* acc_row = &acc[size_t(i) * bn];

@@ -27,6 +27,32 @@ double activation(const EpilogueDesc& e, double x) {
   }
 }
 
+// The scale of A[row, kk] and of B[kk, col] (tilegemm.hpp's ScaleMode), as doubles.
+double scale_a(const GemmProblem& p, int64_t row, int64_t kk) {
+  switch (p.scales.mode) {
+    case ScaleMode::tensor:
+      return p.scales.a[0];
+    case ScaleMode::channel:
+      return p.scales.a[row];
+    case ScaleMode::block:
+      return p.scales.a[(kk / 128) * p.m + row];
+    default:
+      return 1.0;
+  }
+}
+double scale_b(const GemmProblem& p, int64_t kk, int64_t col) {
+  switch (p.scales.mode) {
+    case ScaleMode::tensor:
+      return p.scales.b[0];
+    case ScaleMode::channel:
+      return p.scales.b[col];
+    case ScaleMode::block:
+      return p.scales.b[(col / 128) * ((p.k + 127) / 128) + kk / 128];
+    default:
+      return 1.0;
+  }
+}
+
 std::vector<int64_t> all_rows_if_empty(const std::vector<int64_t>& rows, int64_t m) {
   if (!rows.empty()) return rows;
   std::vector<int64_t> all(m);
@@ -52,7 +78,8 @@ std::vector<double> gemm(const GemmProblem& p, const std::vector<int64_t>& row_l
     std::vector<double> b_rows(size_t(k * n));
     for (int64_t kk = 0; kk < k; ++kk)
       for (int64_t j = 0; j < n; ++j)
-        b_rows[size_t(kk * n + j)] = load_as_float(b.data, b.dtype, b.offset(batch, kk, j));
+        b_rows[size_t(kk * n + j)] =
+            double(load_as_float(b.data, b.dtype, b.offset(batch, kk, j))) * scale_b(p, kk, j);
 
     double* out_batch = out.data() + batch * r * n;
     // Rows are split among threads; each thread works on blocks of 8 rows x 512 columns so the
@@ -65,7 +92,8 @@ std::vector<double> gemm(const GemmProblem& p, const std::vector<int64_t>& row_l
         for (int64_t i = 0; i < ni; ++i)
           for (int64_t kk = 0; kk < k; ++kk)
             a_block[size_t(i * k + kk)] =
-                load_as_float(a.data, a.dtype, a.offset(batch, rows[i0 + i], kk));
+                double(load_as_float(a.data, a.dtype, a.offset(batch, rows[i0 + i], kk))) *
+                scale_a(p, rows[i0 + i], kk);
         for (int64_t j0 = 0; j0 < n; j0 += kColBlock) {
           const int64_t nj = std::min(kColBlock, n - j0);
           for (int64_t kk = 0; kk < k; ++kk) {

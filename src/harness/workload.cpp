@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -11,6 +12,7 @@
 #include "cpu/reference.hpp"
 #include "problem/dtype.hpp"
 #include "problem/matrix_view.hpp"
+#include "problem/scales.hpp"
 
 namespace tilegemm::harness {
 namespace {
@@ -52,7 +54,23 @@ std::vector<uint8_t> random_buffer(int64_t elements, DType dtype, uint64_t seed)
   return bytes;
 }
 
+// fp32 scales between 1/4 and 4 (2 to the power of a normal value / 2, clamped): far enough
+// from 1 that a scale applied to the wrong row, column or block shows in the check.
+std::vector<uint8_t> random_scales(int64_t count, uint64_t seed) {
+  std::vector<uint8_t> bytes(size_t(count) * sizeof(float));
+  NormalGenerator gen(seed);
+  for (int64_t i = 0; i < count; ++i) {
+    const float scale = std::exp2(std::clamp(0.5f * gen.next(), -2.0f, 2.0f));
+    std::memcpy(bytes.data() + i * sizeof(float), &scale, sizeof(float));
+  }
+  return bytes;
+}
+
 void free_device(void* p) { cudaFree(p); }
+
+const void* scale_or_null(const std::vector<uint8_t>& scales) {
+  return scales.empty() ? nullptr : scales.data();
+}
 
 Status to_device(const std::vector<uint8_t>& host, DeviceBuffer* out) {
   if (host.empty()) return Status::success();
@@ -83,6 +101,7 @@ int64_t storage_elements(Layout layout, int64_t rows, int64_t cols, int64_t ld, 
 }
 
 DType default_output_dtype(DType input_dtype) {
+  if (is_fp8(input_dtype)) return DType::bf16;
   return input_dtype == DType::tf32 ? DType::fp32 : input_dtype;
 }
 
@@ -96,7 +115,17 @@ Status Workload::create(const WorkloadSpec& spec, bool on_gpu, std::unique_ptr<W
     return storage_elements(layout, rows, cols, ld, batches, packed_stride(layout, rows, cols, ld));
   };
   w->host_a_ = random_buffer(elements(s.layout_a, s.m, s.k, s.lda), s.input_dtype, s.seed * 4 + 0);
-  w->host_b_ = random_buffer(elements(s.layout_b, s.k, s.n, s.ldb), s.input_dtype, s.seed * 4 + 1);
+  w->host_b_ = random_buffer(elements(s.layout_b, s.k, s.n, s.ldb), w->dtype_b(), s.seed * 4 + 1);
+  if (s.scale_mode != ScaleMode::none) {
+    // The counts the problem needs (scales.hpp), drawn from their own streams.
+    GemmProblem shape;
+    shape.m = s.m;
+    shape.n = s.n;
+    shape.k = s.k;
+    shape.scales.mode = s.scale_mode;
+    w->host_scale_a_ = random_scales(scale_count_a(shape), s.seed * 4 + 5);
+    w->host_scale_b_ = random_scales(scale_count_b(shape), s.seed * 4 + 6);
+  }
   if (s.c_transposed && s.in_place) {
     return {StatusCode::invalid_argument, "workload: in_place needs C in D's layout"};
   }
@@ -111,7 +140,9 @@ Status Workload::create(const WorkloadSpec& spec, bool on_gpu, std::unique_ptr<W
                              {&w->host_b_, &w->dev_b_},
                              {&w->host_c_, &w->dev_c_},
                              {&w->host_d_, &w->dev_d_},
-                             {&w->host_bias_, &w->dev_bias_}}) {
+                             {&w->host_bias_, &w->dev_bias_},
+                             {&w->host_scale_a_, &w->dev_scale_a_},
+                             {&w->host_scale_b_, &w->dev_scale_b_}}) {
       if (Status st = to_device(*host, dev); !st.ok()) return st;
     }
   }
@@ -121,7 +152,8 @@ Status Workload::create(const WorkloadSpec& spec, bool on_gpu, std::unique_ptr<W
 }
 
 GemmProblem Workload::problem_over(const void* a, const void* b, const void* c, void* d,
-                                   const void* bias) const {
+                                   const void* bias, const void* scale_a,
+                                   const void* scale_b) const {
   const WorkloadSpec& s = spec_;
   GemmProblem p;
   p.m = s.m;
@@ -129,7 +161,9 @@ GemmProblem Workload::problem_over(const void* a, const void* b, const void* c, 
   p.k = s.k;
   p.batch_count = s.batch_count;
   p.a = {a, s.input_dtype, s.layout_a, s.lda, packed_stride(s.layout_a, s.m, s.k, s.lda)};
-  p.b = {b, s.input_dtype, s.layout_b, s.ldb, packed_stride(s.layout_b, s.k, s.n, s.ldb)};
+  p.b = {b, dtype_b(), s.layout_b, s.ldb, packed_stride(s.layout_b, s.k, s.n, s.ldb)};
+  p.scales = {s.scale_mode, static_cast<const float*>(scale_a), static_cast<const float*>(scale_b)};
+  p.fast_accumulation = s.fast_accumulation;
   const Layout layout_c = layout_of_c();
   const int64_t ldc = ld_of_c();
   p.c = {c, s.output_dtype, layout_c, ldc, packed_stride(layout_c, s.m, s.n, ldc)};
@@ -150,11 +184,13 @@ GemmProblem Workload::problem() const {
   if (!on_gpu_) {
     auto* d = const_cast<uint8_t*>(host_d_.data());
     return problem_over(host_a_.data(), host_b_.data(), in_place ? d : host_c_.data(), d,
-                        spec_.bias ? host_bias_.data() : nullptr);
+                        spec_.bias ? host_bias_.data() : nullptr, scale_or_null(host_scale_a_),
+                        scale_or_null(host_scale_b_));
   }
   void* d = dev_d_.get();
   return problem_over(dev_a_.get(), dev_b_.get(), in_place ? d : dev_c_.get(), d,
-                      spec_.bias ? dev_bias_.get() : nullptr);
+                      spec_.bias ? dev_bias_.get() : nullptr, dev_scale_a_.get(),
+                      dev_scale_b_.get());
 }
 
 Layout Workload::layout_of_c() const {
@@ -198,7 +234,8 @@ double Workload::check(double max_reference_flops, int64_t* rows_checked) const 
   // The reference reads the inputs as drawn (host_c_ is never written) and D as fetched.
   GemmProblem host =
       problem_over(host_a_.data(), host_b_.data(), host_c_.data(),
-                   const_cast<uint8_t*>(host_d_.data()), spec_.bias ? host_bias_.data() : nullptr);
+                   const_cast<uint8_t*>(host_d_.data()), spec_.bias ? host_bias_.data() : nullptr,
+                   scale_or_null(host_scale_a_), scale_or_null(host_scale_b_));
   // Every element must have been written: scan all of D for NaN/inf first.
   const std::vector<double> all = reference::read_output(host);
   for (double v : all)
@@ -227,9 +264,10 @@ double Workload::check(double max_reference_flops, int64_t* rows_checked) const 
 
 double Workload::min_bytes() const {
   const WorkloadSpec& s = spec_;
-  const double in = dtype_size(s.input_dtype), out = dtype_size(s.output_dtype);
+  const double in_a = dtype_size(s.input_dtype), in_b = dtype_size(dtype_b()),
+               out = dtype_size(s.output_dtype);
   double bytes = double(s.batch_count) *
-                 (double(s.m) * s.k * in + double(s.k) * s.n * in + double(s.m) * s.n * out);
+                 (double(s.m) * s.k * in_a + double(s.k) * s.n * in_b + double(s.m) * s.n * out);
   if (s.beta != 0.0f) bytes += double(s.batch_count) * double(s.m) * s.n * out;
   return bytes;
 }

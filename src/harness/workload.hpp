@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,8 +16,11 @@ namespace tilegemm::harness {
 
 struct WorkloadSpec {
   int64_t m = 0, n = 0, k = 0, batch_count = 1;
-  DType input_dtype = DType::fp32;   // A and B
-  DType output_dtype = DType::fp32;  // C and D
+  DType input_dtype = DType::fp32;         // A and B
+  DType output_dtype = DType::fp32;        // C and D
+  std::optional<DType> input_dtype_b;      // B's, where it differs from A's (fp8 only)
+  ScaleMode scale_mode = ScaleMode::none;  // fp8: random scales of this mode
+  bool fast_accumulation = false;
   Layout layout_a = Layout::row_major, layout_b = Layout::row_major, layout_c = Layout::row_major;
   int64_t lda = 0, ldb = 0, ldc = 0;  // 0 = packed
   float alpha = 1.0f, beta = 0.0f;
@@ -56,23 +60,26 @@ class Workload {
 
  private:
   explicit Workload(const WorkloadSpec& spec, bool on_gpu);
-  GemmProblem problem_over(const void* a, const void* b, const void* c, void* d,
-                           const void* bias) const;
+  GemmProblem problem_over(const void* a, const void* b, const void* c, void* d, const void* bias,
+                           const void* scale_a, const void* scale_b) const;
   // C's layout and leading dimension (c_transposed: the other layout, packed).
   Layout layout_of_c() const;
   int64_t ld_of_c() const { return spec_.c_transposed ? 0 : spec_.ldc; }
 
+  DType dtype_b() const { return spec_.input_dtype_b.value_or(spec_.input_dtype); }
+
   WorkloadSpec spec_;
   bool on_gpu_;
-  std::vector<uint8_t> host_a_, host_b_, host_c_, host_d_, host_bias_;
+  std::vector<uint8_t> host_a_, host_b_, host_c_, host_d_, host_bias_, host_scale_a_, host_scale_b_;
   DeviceBuffer dev_a_{nullptr, nullptr}, dev_b_{nullptr, nullptr}, dev_c_{nullptr, nullptr},
-      dev_d_{nullptr, nullptr}, dev_bias_{nullptr, nullptr};
+      dev_d_{nullptr, nullptr}, dev_bias_{nullptr, nullptr}, dev_scale_a_{nullptr, nullptr},
+      dev_scale_b_{nullptr, nullptr};
 };
 
 // Relative-error limit of a result (src/problem/tolerance.hpp).
 using tilegemm::tolerance_for;
 
-// D's dtype when the caller names none: the input type, fp32 for tf32 inputs.
+// D's dtype when the caller names none: the input type, fp32 for tf32 inputs, bf16 for fp8.
 DType default_output_dtype(DType input_dtype);
 
 // Elements of a matrix of `rows x cols` in `layout` with leading dimension `ld` (0 = packed)

@@ -5,6 +5,7 @@
 // conversions. Rounding is round-to-nearest-even in both directions, NaN stays NaN.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -92,6 +93,64 @@ TILEGEMM_HOST_DEVICE inline uint16_t float_to_fp16_bits(float f) {
 #endif
 }
 
+TILEGEMM_HOST_DEVICE constexpr bool is_fp8(DType d) {
+  return d == DType::fp8_e4m3 || d == DType::fp8_e5m2;
+}
+
+// OCP FP8, as 8-bit patterns: E4M3 ("fn": exponent bias 7, no infinities, S.1111.111 is NaN, max
+// 448) and E5M2 (bias 15, IEEE-like infinities and NaNs, max 57344). Each value is exact in float.
+struct Fp8Format {
+  int exponent_bits, mantissa_bits, bias;
+  uint8_t max_finite;  // the pattern of the largest finite value
+  bool has_infinity;
+};
+TILEGEMM_HOST_DEVICE constexpr Fp8Format e4m3_format() { return {4, 3, 7, 0x7e, false}; }
+TILEGEMM_HOST_DEVICE constexpr Fp8Format e5m2_format() { return {5, 2, 15, 0x7b, true}; }
+
+TILEGEMM_HOST_DEVICE inline float fp8_bits_to_float(uint8_t bits, const Fp8Format& f) {
+  const int mantissa_mask = (1 << f.mantissa_bits) - 1, exponent_max = (1 << f.exponent_bits) - 1;
+  const int exponent = (bits >> f.mantissa_bits) & exponent_max, mantissa = bits & mantissa_mask;
+  const bool negative = (bits & 0x80) != 0;
+  float magnitude;
+  if (f.has_infinity && exponent == exponent_max) {
+    magnitude = mantissa == 0 ? bits_to_float(0x7f800000u) : bits_to_float(0x7fc00000u);
+  } else if (!f.has_infinity && exponent == exponent_max && mantissa == mantissa_mask) {
+    magnitude = bits_to_float(0x7fc00000u);
+  } else if (exponent == 0) {  // zero or subnormal: mantissa * 2^(1 - bias - mantissa_bits)
+    magnitude = ldexpf(float(mantissa), 1 - f.bias - f.mantissa_bits);
+  } else {
+    magnitude =
+        ldexpf(float(mantissa | (1 << f.mantissa_bits)), exponent - f.bias - f.mantissa_bits);
+  }
+  return negative ? -magnitude : magnitude;
+}
+
+// Rounds to nearest even, saturating to the largest finite value (as cuBLASLt's fp8 outputs and
+// __nv_cvt_float_to_fp8(..., __NV_SATFINITE, ...) do); NaN stays NaN.
+TILEGEMM_HOST_DEVICE inline uint8_t float_to_fp8_bits(float x, const Fp8Format& f) {
+  const uint8_t sign = (float_bits(x) >> 24) & 0x80;
+  const float a = fabsf(x);
+  if (!(a == a)) return uint8_t(sign | 0x7f);  // NaN (both formats: all exponent and mantissa bits)
+  if (a > 1.0e6f) return uint8_t(sign | f.max_finite);  // far past both formats' range, or inf
+  const int one = 1 << f.mantissa_bits;
+  int exponent;  // a = q * 2^(exponent) with q in [1, 2)
+  frexpf(a, &exponent);
+  exponent -= 1;
+  const int min_exponent = 1 - f.bias;
+  if (a == 0.0f || exponent < min_exponent) exponent = min_exponent;  // subnormal quantum
+  // Steps of 2^(exponent - mantissa_bits): exact, as the scale is a power of two.
+  const float steps = rintf(ldexpf(a, f.mantissa_bits - exponent));
+  int biased = exponent + f.bias, mantissa = int(steps);
+  if (mantissa >= 2 * one) {  // rounded up into the next binade
+    ++biased;
+    mantissa = one;
+  }
+  if (mantissa < one) biased = 0;  // subnormal
+  const int code = biased << f.mantissa_bits | (mantissa & (one - 1));
+  if (code > f.max_finite || steps != steps) return uint8_t(sign | f.max_finite);
+  return uint8_t(sign | code);
+}
+
 // Reads element `index` of an array of `dtype` as float (tf32 is stored as fp32).
 TILEGEMM_HOST_DEVICE inline float load_as_float(const void* data, DType dtype, int64_t index) {
   switch (dtype) {
@@ -99,6 +158,10 @@ TILEGEMM_HOST_DEVICE inline float load_as_float(const void* data, DType dtype, i
       return fp16_bits_to_float(static_cast<const uint16_t*>(data)[index]);
     case DType::bf16:
       return bf16_bits_to_float(static_cast<const uint16_t*>(data)[index]);
+    case DType::fp8_e4m3:
+      return fp8_bits_to_float(static_cast<const uint8_t*>(data)[index], e4m3_format());
+    case DType::fp8_e5m2:
+      return fp8_bits_to_float(static_cast<const uint8_t*>(data)[index], e5m2_format());
     default:
       return static_cast<const float*>(data)[index];
   }
@@ -113,6 +176,12 @@ TILEGEMM_HOST_DEVICE inline void store_from_float(void* data, DType dtype, int64
       break;
     case DType::bf16:
       static_cast<uint16_t*>(data)[index] = float_to_bf16_bits(value);
+      break;
+    case DType::fp8_e4m3:
+      static_cast<uint8_t*>(data)[index] = float_to_fp8_bits(value, e4m3_format());
+      break;
+    case DType::fp8_e5m2:
+      static_cast<uint8_t*>(data)[index] = float_to_fp8_bits(value, e5m2_format());
       break;
     default:
       static_cast<float*>(data)[index] = value;

@@ -14,7 +14,9 @@ std::string_view to_string(DType dtype) {
     case DType::tf32:
       return "tf32";
     case DType::fp8_e4m3:
-      return "fp8";
+      return "fp8_e4m3";
+    case DType::fp8_e5m2:
+      return "fp8_e5m2";
   }
   return "?";
 }
@@ -50,9 +52,11 @@ std::string_view to_string(Backend backend) {
 }
 
 std::optional<DType> parse_dtype(std::string_view s) {
-  for (DType d : {DType::fp32, DType::fp16, DType::bf16, DType::tf32, DType::fp8_e4m3}) {
+  for (DType d :
+       {DType::fp32, DType::fp16, DType::bf16, DType::tf32, DType::fp8_e4m3, DType::fp8_e5m2}) {
     if (s == to_string(d)) return d;
   }
+  if (s == "fp8") return DType::fp8_e4m3;  // the usual fp8 of weights and activations
   return std::nullopt;
 }
 
@@ -65,6 +69,27 @@ std::optional<Layout> parse_layout(std::string_view s) {
 std::optional<Backend> parse_backend(std::string_view s) {
   for (Backend b : {Backend::automatic, Backend::gpu, Backend::cpu}) {
     if (s == to_string(b)) return b;
+  }
+  return std::nullopt;
+}
+
+std::string_view to_string(ScaleMode mode) {
+  switch (mode) {
+    case ScaleMode::none:
+      return "none";
+    case ScaleMode::tensor:
+      return "tensor";
+    case ScaleMode::channel:
+      return "channel";
+    case ScaleMode::block:
+      return "block";
+  }
+  return "?";
+}
+
+std::optional<ScaleMode> parse_scale_mode(std::string_view s) {
+  for (ScaleMode m : {ScaleMode::none, ScaleMode::tensor, ScaleMode::channel, ScaleMode::block}) {
+    if (s == to_string(m)) return m;
   }
   return std::nullopt;
 }
@@ -94,6 +119,7 @@ int dtype_size(DType dtype) {
     case DType::bf16:
       return 2;
     case DType::fp8_e4m3:
+    case DType::fp8_e5m2:
       return 1;
     default:
       return 4;

@@ -6,7 +6,9 @@
 #include <optional>
 #include <string>
 
+#include "problem/dtype.hpp"
 #include "problem/matrix_view.hpp"
+#include "problem/scales.hpp"
 
 namespace tilegemm {
 namespace {
@@ -26,18 +28,52 @@ std::optional<int64_t> checked_add(int64_t x, int64_t y) {
 }
 
 bool is_storage_dtype(DType d) { return d == DType::fp32 || d == DType::fp16 || d == DType::bf16; }
+bool is_known_dtype(DType d) { return int(d) >= 0 && int(d) <= int(DType::fp8_e5m2); }
 
-// A and B may be tf32 (fp32 in memory, TF32 tensor-core math); C, D and bias are storage types.
+// A and B may be tf32 (fp32 in memory, TF32 tensor-core math) or fp8; C, D and bias are storage
+// types.
 Status check_dtype(const char* name, DType d, bool input_operand) {
-  if (is_storage_dtype(d) || (input_operand && d == DType::tf32)) return Status::success();
+  if (!is_known_dtype(d)) {
+    return invalid(std::string(name) + ".dtype is not a DType (value " + std::to_string(int(d)) +
+                   ")");
+  }
+  if (is_storage_dtype(d) || (input_operand && (d == DType::tf32 || is_fp8(d)))) {
+    return Status::success();
+  }
   if (d == DType::tf32) {
     return {StatusCode::not_supported,
             std::string(name) +
                 ".dtype tf32 is a math mode of the inputs A and B, not a storage type; use fp32"};
   }
   return {StatusCode::not_supported, std::string(name) + ".dtype " + std::string(to_string(d)) +
-                                         " is not supported yet; use fp32, fp16, bf16 or (for A "
-                                         "and B) tf32"};
+                                         " is not supported as an output; use fp32, fp16 or bf16"};
+}
+
+// The number of scales each operand's pointer must hold (scale_count_a/b), and the scales' own
+// rules: fp8 inputs only, pointers exactly when there are scales.
+Status check_scales(const GemmProblem& p) {
+  const Scales& s = p.scales;
+  if (int(s.mode) < 0 || int(s.mode) > int(ScaleMode::block)) {
+    return invalid("scales.mode is not a ScaleMode (value " + std::to_string(int(s.mode)) + ")");
+  }
+  if (s.mode == ScaleMode::none) {
+    if (s.a != nullptr || s.b != nullptr) {
+      return invalid("scales.a and scales.b must be null when scales.mode is none");
+    }
+    return Status::success();
+  }
+  if (!is_fp8(p.a.dtype)) {
+    return {StatusCode::not_supported, "scales.mode " + std::string(to_string(s.mode)) +
+                                           " needs fp8 inputs (a.dtype is " +
+                                           std::string(to_string(p.a.dtype)) + ")"};
+  }
+  if (p.m > 0 && p.n > 0 && p.k > 0) {
+    if (s.a == nullptr)
+      return invalid("scales.a is null but scales.mode is " + std::string(to_string(s.mode)));
+    if (s.b == nullptr)
+      return invalid("scales.b is null but scales.mode is " + std::string(to_string(s.mode)));
+  }
+  return Status::success();
 }
 
 // One matrix operand as validation sees it.
@@ -106,11 +142,12 @@ Status validate(const GemmProblem& p) {
   if (Status s = check_dtype("a", p.a.dtype, true); !s.ok()) return s;
   if (Status s = check_dtype("b", p.b.dtype, true); !s.ok()) return s;
   if (Status s = check_dtype("d", p.d.dtype, false); !s.ok()) return s;
-  if (p.a.dtype != p.b.dtype) {
+  if (p.a.dtype != p.b.dtype && !(is_fp8(p.a.dtype) && is_fp8(p.b.dtype))) {
     return {StatusCode::not_supported, "a.dtype (" + std::string(to_string(p.a.dtype)) +
                                            ") and b.dtype (" + std::string(to_string(p.b.dtype)) +
-                                           ") must be the same"};
+                                           ") must be the same (or both fp8)"};
   }
+  if (Status s = check_scales(p); !s.ok()) return s;
   const bool reads_c = p.epilogue.beta != 0.0f;
   if (reads_c) {
     if (Status s = check_dtype("c", p.c.dtype, false); !s.ok()) return s;
@@ -183,6 +220,15 @@ Status validate(const GemmProblem& p) {
   if (p.epilogue.bias != nullptr &&
       d_bytes.overlaps(bytes_of(p.epilogue.bias, p.n, p.epilogue.bias_dtype))) {
     return invalid("d overlaps epilogue.bias");
+  }
+  if (reads_ab && p.scales.mode != ScaleMode::none) {
+    const int64_t count_a = scale_count_a(p), count_b = scale_count_b(p);
+    if (d_bytes.overlaps(bytes_of(p.scales.a, count_a, DType::fp32))) {
+      return invalid("d overlaps scales.a");
+    }
+    if (d_bytes.overlaps(bytes_of(p.scales.b, count_b, DType::fp32))) {
+      return invalid("d overlaps scales.b");
+    }
   }
   return Status::success();
 }

@@ -257,7 +257,7 @@ Status tune_problem(const GemmProblem& p, const GemmOptions& options,
       tc.dropped = s.message;
     } else {
       std::vector<double> values = sample_output(q, host);
-      const double tolerance = 2.0 * tolerance_for(p.a.dtype, p.d.dtype);
+      const double tolerance = 2.0 * tolerance_for(p.a.dtype, p.d.dtype, p.fast_accumulation);
       if (reference.empty()) {
         reference = std::move(values);
       } else if (double diff = relative_difference(values, reference); !(diff <= tolerance)) {

@@ -5,6 +5,7 @@
 
 #include "problem/aligned_copies.hpp"
 #include "problem/alignment.hpp"
+#include "problem/dtype.hpp"
 #include "problem/matrix_view.hpp"
 
 namespace tilegemm::autotune {
@@ -33,8 +34,11 @@ TuningKey make_tuning_key(const GemmProblem& p, const std::string& kernel, int d
       uint8_t((rows_aligned(p.a, p.m, p.k) ? 1 : 0) | (rows_aligned(p.b, p.k, p.n) ? 2 : 0) |
               (rows_aligned(p.d, p.m, p.n) ? 4 : 0) | (on_l2_lines(p.a, p.m, p.k) ? 0 : 8) |
               (on_l2_lines(p.b, p.k, p.n) ? 0 : 16));
-  key.epilogue = uint8_t((p.epilogue.beta != 0.0f ? 1 : 0) | (p.epilogue.bias ? 2 : 0) |
-                         (int(p.epilogue.activation) << 2));
+  // bits 0-4 the epilogue; 5-6 fp8's scale mode and 7 fast accumulation, which pick other kernels
+  const bool fast = is_fp8(p.a.dtype) && p.fast_accumulation;
+  key.epilogue =
+      uint8_t((p.epilogue.beta != 0.0f ? 1 : 0) | (p.epilogue.bias ? 2 : 0) |
+              (int(p.epilogue.activation) << 2) | (int(p.scales.mode) << 5) | (fast ? 128 : 0));
   key.kernel = automatic(kernel) ? "auto" : kernel;
   key.device = device;
   return key;

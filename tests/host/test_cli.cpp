@@ -118,13 +118,16 @@ TEST(CliExplain, BadArgumentsNameTheOption) {
 TEST(CliRun, BadOptionValuesAreNamed) {
   expect_errors({
       {"run 8 8 8 --dtype fp64", "--dtype 'fp64' is not a dtype"},
-      {"run 8 8 8 --dtype fp8", "a.dtype fp8 is not supported yet"},
+      {"run 8 8 8 --dtype fp8 --out-dtype fp8", "d.dtype fp8_e4m3 is not supported as an output"},
+      {"run 8 8 8 --dtype bf16 --scale-mode tensor", "--scale-mode tensor needs fp8 inputs"},
+      {"run 8 8 8 --dtype fp8 --scale-mode rows", "--scale-mode 'rows' is not a scale mode"},
+      {"run 8 8 8 --dtype fp8 --dtype-b bf16", "must be the same (or both fp8)"},
       {"run 8 8 8 --dtype tf32 --out-dtype tf32", "d.dtype tf32 is a math mode"},
       {"run 8 8 8 --layout-a diag", "--layout-a 'diag' is not a layout"},
       {"run 8 8 8 --autotune yes", "--autotune 'yes' must be off, on-miss or always"},
       {"tune 8 8 0", "M, N and K must be > 0"},
       {"tune --suite tiny", "--suite 'tiny' is not a suite"},
-      {"tune 8 8 8 --dtype fp8", "fp8 is not supported yet"},
+      {"tune 8 8 8 --dtype fp4", "--dtype 'fp4' is not a dtype"},
       {"run 8 8 8 --activation tanh", "--activation 'tanh' is not an activation"},
       {"run 8 8 8 --activation leaky_relu:abc", "slope 'abc' is not a number"},
       {"run 8 8 8 --backend tpu", "--backend 'tpu' is not a backend"},
@@ -140,6 +143,16 @@ TEST(CliRun, CpuBackendChecksAgainstTheReference) {
       run_cli("run 65 33 47 --backend cpu --check --beta 0.5 --bias --activation gelu --reps 1");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
+}
+
+TEST(CliRun, Fp8WithEachScaleModeChecksAgainstTheReference) {
+  for (const char* mode : {"none", "tensor", "channel", "block"}) {
+    const Result r = run_cli(std::string("run 70 150 260 --backend cpu --check --reps 1 ") +
+                             "--dtype fp8_e4m3 --dtype-b fp8_e5m2 --scale-mode " + mode);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("fp8_e4m3xfp8_e5m2"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
+  }
 }
 
 TEST(CliRun, JsonOutputHasTheCheck) {
@@ -164,7 +177,7 @@ TEST(CliBench, BadArgumentsAreNamedBeforeAnyGpuWork) {
       {"bench --suite tiny", "--suite 'tiny' is not a suite"},
       {"bench --layouts NX", "--layouts 'NX' must be NN, NT, TN or TT"},
       {"bench --dtype fp64", "--dtype 'fp64' is not a dtype"},
-      {"bench --dtype fp8", "fp8 is not supported yet"},
+      {"bench --dtype fp16 --scale-mode block", "--scale-mode block needs fp8 inputs"},
       {"bench --autotune sometimes", "--autotune 'sometimes' must be off, on-miss or always"},
       {"bench --reps 0", "--reps must be >= 1"},
       {"bench --shapes /nonexistent/shapes.txt",

@@ -2,6 +2,8 @@
 // batches, element types.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "gemm_check.hpp"
 
 namespace tilegemm {
@@ -168,6 +170,65 @@ TEST(Plan, SaysWhatTheCpuBackendWouldRunWithoutRunningIt) {
   EXPECT_NE(plan(p, o, &report).message.find("kernel 'sm80' is a GPU kernel"), std::string::npos);
   p.k = -1;
   EXPECT_NE(plan(p, o, &report).message.find("k must be >= 0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tilegemm
+
+namespace tilegemm {
+namespace {
+
+GemmOptions cpu_backend() {
+  GemmOptions o;
+  o.backend = Backend::cpu;
+  return o;
+}
+
+TEST(CpuBackend, Fp8EveryPairScaleModeAndLayout) {
+  uint64_t seed = 300;
+  for (DType a : {DType::fp8_e4m3, DType::fp8_e5m2})
+    for (DType b : {DType::fp8_e4m3, DType::fp8_e5m2})
+      for (ScaleMode mode :
+           {ScaleMode::none, ScaleMode::tensor, ScaleMode::channel, ScaleMode::block}) {
+        harness::WorkloadSpec s;
+        s.m = 67;
+        s.n = 140;  // two column blocks of B's 128 x 128 scales
+        s.k = 300;  // three K blocks, the last partial
+        s.input_dtype = a;
+        s.input_dtype_b = b;
+        s.output_dtype = seed % 3 == 0 ? DType::fp32 : DType::bf16;
+        s.scale_mode = mode;
+        s.layout_a = seed % 2 ? Layout::row_major : Layout::col_major;
+        s.layout_b = seed % 4 < 2 ? Layout::row_major : Layout::col_major;
+        s.beta = seed % 5 == 0 ? 0.5f : 0.0f;
+        s.bias = seed % 2 == 0;
+        s.activation = seed % 3 == 1 ? Activation::gelu : Activation::none;
+        s.seed = seed++;
+        testing::expect_matches_reference(s, cpu_backend());
+      }
+}
+
+// The block scales' layout as tilegemm.hpp documents it, by hand: A and B all ones, every scale 1
+// but one, so D shows which rows, columns and K values that scale covered.
+TEST(CpuBackend, Fp8BlockScalesCoverTheDocumentedBlocks) {
+  const int64_t m = 3, n = 200, k = 260;                      // B: 2 column blocks x 3 K blocks
+  const std::vector<uint8_t> a(m * k, 0x38), b(k * n, 0x38);  // e4m3 1.0
+  std::vector<float> scale_a(m * 3, 1.0f), scale_b(2 * 3, 1.0f), d(m * n, -1.0f);
+  scale_a[1 * m + 2] = 2.0f;  // row 2, K block 1 (k 128..255)
+  scale_b[1 * 3 + 2] = 4.0f;  // column block 1 (n 128..199), K block 2 (k 256..259)
+  GemmProblem p;
+  p.m = m, p.n = n, p.k = k;
+  p.a = {a.data(), DType::fp8_e4m3, Layout::row_major, 0, 0};
+  p.b = {b.data(), DType::fp8_e4m3, Layout::col_major, 0, 0};
+  p.d = {d.data(), DType::fp32, Layout::row_major, 0, 0};
+  p.scales = {ScaleMode::block, scale_a.data(), scale_b.data()};
+  ASSERT_TRUE(gemm(p, cpu_backend()).ok());
+  for (int64_t row = 0; row < m; ++row)
+    for (int64_t col = 0; col < n; ++col) {
+      const double a_part = row == 2 ? 128.0 * 2.0 : 128.0;  // K block 1 of row 2 doubled
+      const double b_last = col >= 128 ? 4.0 * 4 : 4.0;      // K block 2: 4 values of K
+      EXPECT_EQ(d[row * n + col], 128.0 + a_part + b_last) << row << ", " << col;
+    }
 }
 
 }  // namespace

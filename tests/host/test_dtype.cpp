@@ -54,3 +54,70 @@ TEST(LoadStore, GoThroughTheElementType) {
 
 }  // namespace
 }  // namespace tilegemm
+
+namespace tilegemm {
+namespace {
+
+// Every fp8 pattern decoded, against values written out from the OCP FP8 definition.
+double e4m3_value(int bits) {
+  const int sign = bits >> 7, exponent = (bits >> 3) & 15, mantissa = bits & 7;
+  const double magnitude = exponent == 0 ? mantissa / 8.0 * std::pow(2.0, -6)
+                                         : (1 + mantissa / 8.0) * std::pow(2.0, exponent - 7);
+  return sign ? -magnitude : magnitude;
+}
+double e5m2_value(int bits) {
+  const int sign = bits >> 7, exponent = (bits >> 2) & 31, mantissa = bits & 3;
+  const double magnitude = exponent == 0 ? mantissa / 4.0 * std::pow(2.0, -14)
+                                         : (1 + mantissa / 4.0) * std::pow(2.0, exponent - 15);
+  return sign ? -magnitude : magnitude;
+}
+
+TEST(Fp8, EveryE4m3PatternDecodesAndRoundTrips) {
+  for (int bits = 0; bits < 256; ++bits) {
+    const float v = load_as_float(&bits, DType::fp8_e4m3, 0);  // little-endian: the low byte
+    if ((bits & 0x7f) == 0x7f) {                               // S.1111.111: NaN, no infinities
+      EXPECT_TRUE(std::isnan(v)) << bits;
+      continue;
+    }
+    EXPECT_EQ(double(v), e4m3_value(bits)) << bits;
+    EXPECT_EQ(float_to_fp8_bits(v, e4m3_format()), bits == 0x80 ? 0x80 : bits) << bits;
+  }
+  EXPECT_EQ(e4m3_value(0x7e), 448.0);
+}
+
+TEST(Fp8, EveryE5m2PatternDecodesAndRoundTrips) {
+  for (int bits = 0; bits < 256; ++bits) {
+    const float v = load_as_float(&bits, DType::fp8_e5m2, 0);
+    const int exponent = (bits >> 2) & 31, mantissa = bits & 3;
+    if (exponent == 31) {
+      EXPECT_TRUE(mantissa == 0 ? std::isinf(v) : std::isnan(v)) << bits;
+      continue;
+    }
+    EXPECT_EQ(double(v), e5m2_value(bits)) << bits;
+    EXPECT_EQ(float_to_fp8_bits(v, e5m2_format()), bits) << bits;
+  }
+  EXPECT_EQ(e5m2_value(0x7b), 57344.0);
+}
+
+TEST(Fp8, RoundsToNearestEvenAndSaturates) {
+  // e4m3 steps are 1/8 between 1 and 2: 1 + 1/16 is a tie, to even (1); 1 + 3/16 to 1 + 1/4.
+  EXPECT_EQ(float_to_fp8_bits(1.0f + 1.0f / 16, e4m3_format()), 0x38);
+  EXPECT_EQ(float_to_fp8_bits(1.0f + 3.0f / 16, e4m3_format()), 0x3a);
+  EXPECT_EQ(float_to_fp8_bits(1.0f + 1.0f / 16 + 1e-4f, e4m3_format()), 0x39);
+  // Subnormals: the smallest e4m3 is 2^-9; half of it ties to zero, 0.75 of it rounds up.
+  EXPECT_EQ(float_to_fp8_bits(std::ldexp(1.0f, -10), e4m3_format()), 0x00);
+  EXPECT_EQ(float_to_fp8_bits(0.75f * std::ldexp(1.0f, -9), e4m3_format()), 0x01);
+  // The largest subnormal rounds up into the smallest normal.
+  EXPECT_EQ(float_to_fp8_bits(std::ldexp(7.9f, -9), e4m3_format()), 0x08);
+  // Past the largest finite value: saturated, both signs; NaN stays NaN.
+  EXPECT_EQ(float_to_fp8_bits(1000.0f, e4m3_format()), 0x7e);
+  EXPECT_EQ(float_to_fp8_bits(-1e30f, e4m3_format()), 0xfe);
+  EXPECT_EQ(float_to_fp8_bits(std::numeric_limits<float>::infinity(), e5m2_format()), 0x7b);
+  EXPECT_TRUE(std::isnan(
+      fp8_bits_to_float(float_to_fp8_bits(std::nanf(""), e4m3_format()), e4m3_format())));
+  EXPECT_TRUE(std::isnan(
+      fp8_bits_to_float(float_to_fp8_bits(std::nanf(""), e5m2_format()), e5m2_format())));
+}
+
+}  // namespace
+}  // namespace tilegemm

@@ -113,15 +113,74 @@ TEST(Validation, LeadingDimensionTooSmall) {
                   "c.ld must be >= 0");
 }
 
+TEST(Validation, Fp8InputsTakeScalesOfEveryMode) {
+  // The buffers are fp32-sized, more than the fp8 problem reads.
+  for (ScaleMode mode :
+       {ScaleMode::none, ScaleMode::tensor, ScaleMode::channel, ScaleMode::block}) {
+    HostProblem h;
+    h.p.a.dtype = DType::fp8_e4m3;
+    h.p.b.dtype = DType::fp8_e5m2;
+    h.p.scales.mode = mode;
+    if (mode != ScaleMode::none) {
+      h.p.scales.a = reinterpret_cast<const float*>(h.c.data());
+      h.p.scales.b = reinterpret_cast<const float*>(h.bias.data());
+    }
+    const Status s = validate(h.p);
+    EXPECT_TRUE(s.ok()) << to_string(mode) << ": " << s.message;
+  }
+}
+
+TEST(Validation, ScalesAreCheckedAndNamed) {
+  const auto fp8 = [](HostProblem& h, ScaleMode mode) {
+    h.p.a.dtype = h.p.b.dtype = DType::fp8_e4m3;
+    h.p.scales = {mode, reinterpret_cast<const float*>(h.c.data()),
+                  reinterpret_cast<const float*>(h.bias.data())};
+  };
+  expect_rejected(
+      [](HostProblem& h) {
+        h.p.scales = {ScaleMode::tensor, reinterpret_cast<const float*>(h.c.data()),
+                      reinterpret_cast<const float*>(h.bias.data())};
+      },
+      StatusCode::not_supported, "scales.mode tensor needs fp8 inputs (a.dtype is fp32)");
+  expect_rejected(
+      [&](HostProblem& h) {
+        fp8(h, ScaleMode::channel);
+        h.p.scales.a = nullptr;
+      },
+      StatusCode::invalid_argument, "scales.a is null but scales.mode is channel");
+  expect_rejected(
+      [&](HostProblem& h) {
+        fp8(h, ScaleMode::block);
+        h.p.scales.b = nullptr;
+      },
+      StatusCode::invalid_argument, "scales.b is null but scales.mode is block");
+  expect_rejected([&](HostProblem& h) { fp8(h, ScaleMode::none); }, StatusCode::invalid_argument,
+                  "scales.a and scales.b must be null when scales.mode is none");
+  expect_rejected([&](HostProblem& h) { fp8(h, static_cast<ScaleMode>(9)); },
+                  StatusCode::invalid_argument, "scales.mode is not a ScaleMode (value 9)");
+  expect_rejected(
+      [&](HostProblem& h) {
+        fp8(h, ScaleMode::channel);
+        h.p.scales.b = reinterpret_cast<const float*>(h.d.data());
+      },
+      StatusCode::invalid_argument, "d overlaps scales.b");
+}
+
 TEST(Validation, UnsupportedTypes) {
   expect_rejected([](HostProblem& h) { h.p.d.dtype = DType::tf32; }, StatusCode::not_supported,
                   "d.dtype tf32 is a math mode of the inputs A and B, not a storage type");
-  expect_rejected([](HostProblem& h) { h.p.a.dtype = h.p.b.dtype = DType::fp8_e4m3; },
-                  StatusCode::not_supported, "a.dtype fp8 is not supported yet");
   expect_rejected([](HostProblem& h) { h.p.b.dtype = DType::fp16; }, StatusCode::not_supported,
                   "a.dtype (fp32) and b.dtype (fp16) must be the same");
   expect_rejected([](HostProblem& h) { h.p.d.dtype = DType::fp8_e4m3; }, StatusCode::not_supported,
-                  "d.dtype fp8");
+                  "d.dtype fp8_e4m3 is not supported as an output");
+  expect_rejected(
+      [](HostProblem& h) {
+        h.p.a.dtype = DType::fp8_e4m3;
+        h.p.b.dtype = DType::bf16;
+      },
+      StatusCode::not_supported, "a.dtype (fp8_e4m3) and b.dtype (bf16) must be the same");
+  expect_rejected([](HostProblem& h) { h.p.a.dtype = static_cast<DType>(42); },
+                  StatusCode::invalid_argument, "a.dtype is not a DType (value 42)");
   expect_rejected(
       [](HostProblem& h) {
         h.p.epilogue.bias = h.bias.data();
