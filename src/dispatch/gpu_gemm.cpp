@@ -49,7 +49,13 @@ Status run_on_gpu(const GemmProblem& p, const GemmOptions& options, GemmReport* 
   Choice choice;
   if (Status s = choose(q, options, &choice); !s.ok()) return s;
   fill_report(q, options, choice, copies.description(), report);
-  return launch(*choice.kernel, q, choice.config);
+  Status status = launch(*choice.kernel, q, choice.config);
+  if (!status.ok() && autotune::automatic(options.kernel)) {
+    // No kernel took the problem: say why the faster ones did not either.
+    const std::string note = auto_kernel_note(q, *choice.kernel);
+    if (!note.empty()) status.message += "; " + note;
+  }
+  return status;
 }
 
 Status plan_on_gpu(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {

@@ -6,6 +6,7 @@
 #include "kernels/cuda_check.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "kernels/memory_pool.hpp"
+#include "problem/dtype.hpp"
 
 namespace tilegemm::gpu {
 namespace {
@@ -34,23 +35,49 @@ __global__ void copy_lines(const T* __restrict__ source, int64_t source_ld, int6
   }
 }
 
-// The transposing copy (4-byte elements: tf32): element j of the copy's line `line` is element
-// `line` of the source's line j. A 64 x 64 block goes through shared memory (a column of padding
-// spreads the reads of its columns over the banks), so that both the reads of the source's lines
-// and the writes of the copy's are 16-byte vectors of consecutive elements: 16 threads per line,
-// 16 lines per pass of 256 threads, four passes. (On the H100 a 32 x 32 block of single elements
-// moved 2.1 TB/s, this one 2.5; the plain copy moves 2.9.) The source's reads are vectors when
-// its lines are 16-byte aligned, else single elements. The padding past `length` is written with
-// zeros.
+// The transposing copy (4-byte elements: tf32; 1-byte: fp8): element j of the copy's line `line` is
+// element `line` of the source's line j. A 64 x 64 block goes through shared memory (a column of
+// padding spreads the reads of its columns over the banks), so that both the reads of the source's
+// lines and the writes of the copy's are vectors of 4 consecutive elements (16 bytes of tf32, 4 of
+// fp8): 16 threads per line, 16 lines per pass of 256 threads, four passes. (On the H100 a 32 x 32
+// block of single tf32 elements moved 2.1 TB/s, this one 2.5; the plain copy moves 2.9.) The
+// source's reads are vectors when its lines are aligned to 4 elements, else single elements. The
+// padding past `length` is written with zeros.
 constexpr int kTransposeTile = 64, kTransposeThreads = 256;
-template <bool kVectorReads>
+
+// Four elements as one load or store.
+template <typename T>
+struct Quad;
+template <>
+struct Quad<uint32_t> {
+  using Vector = uint4;
+  __device__ static Vector pack(const uint32_t (&v)[4]) {
+    return make_uint4(v[0], v[1], v[2], v[3]);
+  }
+  __device__ static void unpack(Vector x, uint32_t (&v)[4]) {
+    v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
+  }
+};
+template <>
+struct Quad<uint8_t> {
+  using Vector = uint32_t;
+  __device__ static Vector pack(const uint8_t (&v)[4]) {
+    return uint32_t(v[0]) | uint32_t(v[1]) << 8 | uint32_t(v[2]) << 16 | uint32_t(v[3]) << 24;
+  }
+  __device__ static void unpack(Vector x, uint8_t (&v)[4]) {
+    for (int i = 0; i < 4; ++i) v[i] = uint8_t(x >> (8 * i));
+  }
+};
+
+template <typename T, bool kVectorReads>
 __global__ void __launch_bounds__(kTransposeThreads)
-    copy_transposed(const uint32_t* __restrict__ source, int64_t source_ld, int64_t source_batch,
-                    uint32_t* __restrict__ copy, int64_t ld, int64_t batch, int64_t lines,
-                    int64_t length, int64_t entries) {
+    copy_transposed(const T* __restrict__ source, int64_t source_ld, int64_t source_batch,
+                    T* __restrict__ copy, int64_t ld, int64_t batch, int64_t lines, int64_t length,
+                    int64_t entries) {
+  using Vector = typename Quad<T>::Vector;
   constexpr int kPasses = kTransposeTile * kTransposeTile / 4 / kTransposeThreads;  // 4
   constexpr int kRowsPerPass = kTransposeThreads / (kTransposeTile / 4);            // 16
-  __shared__ uint32_t tile[kTransposeTile][kTransposeTile + 1];
+  __shared__ T tile[kTransposeTile][kTransposeTile + 1];
   const int quad = threadIdx.x % (kTransposeTile / 4), row = threadIdx.x / (kTransposeTile / 4);
   const int64_t j0 = int64_t(blockIdx.x) * kTransposeTile;  // the copy's elements: source lines
   for (int64_t e = blockIdx.z; e < entries; e += gridDim.z) {
@@ -61,14 +88,13 @@ __global__ void __launch_bounds__(kTransposeThreads)
       for (int pass = 0; pass < kPasses; ++pass) {
         const int r = row + pass * kRowsPerPass;
         const int64_t j = j0 + r, first = line0 + 4 * quad;
-        const uint32_t* from = source + e * source_batch + j * source_ld + first;
-        uint32_t v[4];
+        const T* from = source + e * source_batch + j * source_ld + first;
+        T v[4];
         if (kVectorReads && j < length && first + 3 < lines) {
-          const uint4 x = *reinterpret_cast<const uint4*>(from);
-          v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
+          Quad<T>::unpack(*reinterpret_cast<const Vector*>(from), v);
         } else {
 #pragma unroll
-          for (int i = 0; i < 4; ++i) v[i] = j < length && first + i < lines ? from[i] : 0u;
+          for (int i = 0; i < 4; ++i) v[i] = j < length && first + i < lines ? from[i] : T(0);
         }
 #pragma unroll
         for (int i = 0; i < 4; ++i) tile[r][4 * quad + i] = v[i];
@@ -80,9 +106,9 @@ __global__ void __launch_bounds__(kTransposeThreads)
         const int r = row + pass * kRowsPerPass;
         const int64_t line = line0 + r, j = j0 + 4 * quad;
         if (line < lines && j < ld) {
-          const uint4 x = make_uint4(tile[4 * quad][r], tile[4 * quad + 1][r],
-                                     tile[4 * quad + 2][r], tile[4 * quad + 3][r]);
-          *reinterpret_cast<uint4*>(copy + e * batch + line * ld + j) = x;
+          const T v[4] = {tile[4 * quad][r], tile[4 * quad + 1][r], tile[4 * quad + 2][r],
+                          tile[4 * quad + 3][r]};
+          *reinterpret_cast<Vector*>(copy + e * batch + line * ld + j) = Quad<T>::pack(v);
         }
       }
       __syncthreads();
@@ -90,17 +116,18 @@ __global__ void __launch_bounds__(kTransposeThreads)
   }
 }
 
+template <typename T>
 Status launch_transposed_copy(const void* source, void* workspace, const OperandCopy& c,
                               cudaStream_t stream) {
   const int64_t line_tiles = (c.lines + kTransposeTile - 1) / kTransposeTile;
   const dim3 grid(unsigned((c.ld + kTransposeTile - 1) / kTransposeTile),
                   unsigned(line_tiles < 65535 ? line_tiles : 65535),
                   unsigned(c.entries < 65535 ? c.entries : 65535));
-  const auto* from = static_cast<const uint32_t*>(source);
-  auto* to = reinterpret_cast<uint32_t*>(static_cast<char*>(workspace) + c.offset);
-  const bool vectors = reinterpret_cast<uintptr_t>(source) % 16 == 0 && c.source_ld % 4 == 0 &&
-                       (c.entries == 1 || c.source_batch_stride % 4 == 0);
-  const auto kernel = vectors ? copy_transposed<true> : copy_transposed<false>;
+  const auto* from = static_cast<const T*>(source);
+  auto* to = reinterpret_cast<T*>(static_cast<char*>(workspace) + c.offset);
+  const bool vectors = reinterpret_cast<uintptr_t>(source) % (4 * sizeof(T)) == 0 &&
+                       c.source_ld % 4 == 0 && (c.entries == 1 || c.source_batch_stride % 4 == 0);
+  const auto kernel = vectors ? copy_transposed<T, true> : copy_transposed<T, false>;
   kernel<<<grid, kTransposeThreads, 0, stream>>>(from, c.source_ld, c.source_batch_stride, to, c.ld,
                                                  c.batch_stride, c.lines, c.length, c.entries);
   return check_launch("transposed copy (copy_transposed)");
@@ -108,11 +135,11 @@ Status launch_transposed_copy(const void* source, void* workspace, const Operand
 
 template <typename T>
 Status launch_copy(const void* source, void* workspace, const OperandCopy& c, cudaStream_t stream) {
-  if (c.transposed) {  // planned for tf32 only
-    if constexpr (sizeof(T) == 4) {
-      return launch_transposed_copy(source, workspace, c, stream);
+  if (c.transposed) {  // planned for tf32 and fp8 only
+    if constexpr (sizeof(T) == 4 || sizeof(T) == 1) {
+      return launch_transposed_copy<T>(source, workspace, c, stream);
     } else {
-      return {StatusCode::not_supported, "aligned copy: transposes 4-byte elements only"};
+      return {StatusCode::not_supported, "aligned copy: transposes 4- and 1-byte elements only"};
     }
   }
   constexpr int kThreads = 128, V = 16 / sizeof(T);
@@ -146,8 +173,10 @@ AlignedCopyPlan copy_plan(const GemmProblem& p, const GemmOptions& options) {
   const bool automatic = options.kernel.empty() || options.kernel == "auto";
   const Kernel* sm90 = find_kernel("sm90");
   if (sm90 != nullptr && (automatic || options.kernel == "sm90")) {
-    const CopyGoals goals{.k_major = p.a.dtype == DType::tf32,
-                          .l2_lines = true};  // the types sm90 takes: fp16, bf16, tf32
+    // fp8 runs on sm90 alone, so its copies are made whatever the problem's size.
+    const CopyGoals goals{.k_major = p.a.dtype == DType::tf32 || is_fp8(p.a.dtype),
+                          .l2_lines = true,
+                          .required = is_fp8(p.a.dtype)};
     const AlignedCopyPlan for_sm90 = plan_aligned_copies(p, options.aligned_copies, goals);
     // The copies' addresses only need to be aligned stand-ins to ask whether sm90 takes them.
     const GemmProblem q =

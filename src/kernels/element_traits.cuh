@@ -1,14 +1,16 @@
 // The input element types of the tensor-core kernels, as types that say what a mainloop needs:
 // how the values lie in memory, how many bytes each takes, how much K one mma instruction
 // consumes, and which operand majors the tensor cores read. A kernel is a template on one of
-// these; a new input type (fp8 e4m3/e5m2, with its scales) is a new one.
+// these; fp8 (Fp8Kind below) is one that names both operands' types and how it accumulates.
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <utility>
 
+#include "ptx/wgmma.cuh"
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm {
@@ -27,11 +29,49 @@ struct ElementKind {
   static constexpr bool kMnMajorOperands = kMnMajorOperands_;
   // tf32 arrives as fp32 bits that the mma.sync path rounds itself (wgmma reads the top 19 bits).
   static constexpr bool kRoundsToTf32 = kRoundsToTf32_;
+  using Mma = Storage;  // what names the mma instruction's operand types (ptx/wgmma.cuh)
+  static constexpr bool kFp8 = false;
+  static constexpr bool kPromotes = false;
 };
 
 using Fp16 = ElementKind<__half, DType::fp16, true, false>;
 using Bf16 = ElementKind<__nv_bfloat16, DType::bf16, true, false>;
 using Tf32 = ElementKind<float, DType::tf32, false, true>;  // fp32 in memory, TF32 math
+
+// fp8 inputs (sm90 only): A and B each e4m3 or e5m2, one byte a value, 32 values of K per wgmma,
+// read K-major only (wgmma has no transpose for 8-bit types). The tensor cores' fp8 sums keep
+// fewer bits than fp32: with kPromotes the consumers move them into fp32 registers after every
+// 128 values of K (where block scales are applied: mainloop.cuh), else they run over all of K
+// (fast accumulation).
+template <class StorageA, class StorageB, DType kDTypeA, DType kDTypeB_, bool kPromotes_>
+struct Fp8Kind : ElementKind<StorageA, kDTypeA, false, false> {
+  using Mma = sm90::Fp8Pair<StorageA, StorageB>;
+  static constexpr DType kDTypeB = kDTypeB_;
+  static constexpr bool kFp8 = true;
+  static constexpr bool kPromotes = kPromotes_;
+};
+template <bool kPromotes>
+using Fp8E4m3E4m3 =
+    Fp8Kind<__nv_fp8_e4m3, __nv_fp8_e4m3, DType::fp8_e4m3, DType::fp8_e4m3, kPromotes>;
+template <bool kPromotes>
+using Fp8E4m3E5m2 =
+    Fp8Kind<__nv_fp8_e4m3, __nv_fp8_e5m2, DType::fp8_e4m3, DType::fp8_e5m2, kPromotes>;
+template <bool kPromotes>
+using Fp8E5m2E4m3 =
+    Fp8Kind<__nv_fp8_e5m2, __nv_fp8_e4m3, DType::fp8_e5m2, DType::fp8_e4m3, kPromotes>;
+
+// Calls f(E{}) with E the fp8 element kind of A's and B's types and the accumulation: the pairs
+// cuBLASLt takes (not e5m2 x e5m2: the kernels' can_implement refuses it).
+template <class F>
+decltype(auto) with_fp8_element(DType a, DType b, bool promotes, F&& f) {
+  const auto pair = [&](auto promote) -> decltype(auto) {
+    constexpr bool kPromote = decltype(promote)::value;
+    if (a == DType::fp8_e5m2) return std::forward<F>(f)(Fp8E5m2E4m3<kPromote>{});
+    if (b == DType::fp8_e5m2) return std::forward<F>(f)(Fp8E4m3E5m2<kPromote>{});
+    return std::forward<F>(f)(Fp8E4m3E4m3<kPromote>{});
+  };
+  return promotes ? pair(std::true_type{}) : pair(std::false_type{});
+}
 
 // Calls f(E{}) with E the element kind of a tensor-core input dtype (fp16, bf16, tf32).
 template <class F>

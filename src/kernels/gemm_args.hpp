@@ -6,6 +6,7 @@
 
 #include "epilogue/epilogue.hpp"
 #include "problem/matrix_view.hpp"
+#include "problem/scales.hpp"
 
 namespace tilegemm {
 
@@ -15,6 +16,8 @@ struct GemmArgs {
   MatrixView a;  // M x K
   MatrixView b;  // K x N
   EpilogueParams epilogue;
+  ScaleView scales;  // fp8 inputs
+  bool fast_accumulation = false;
   int group_size_m = 8;
 };
 
@@ -27,6 +30,8 @@ inline GemmArgs make_gemm_args(const GemmProblem& p, int group_size_m) {
   args.a = view_of(p.a, p.m, p.k);
   args.b = view_of(p.b, p.k, p.n);
   args.epilogue = make_epilogue_params(p);
+  args.scales = scale_view(p);
+  args.fast_accumulation = p.fast_accumulation;
   args.group_size_m = group_size_m;
   return args;
 }

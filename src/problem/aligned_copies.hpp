@@ -89,10 +89,13 @@ constexpr int64_t round_up(int64_t x, int64_t multiple) { return cdiv(x, multipl
 // What a kernel gains from copies beyond 16-byte alignment (gpu::copy_plan asks for them where
 // the sm90 kernel will run the copies).
 struct CopyGoals {
-  bool k_major = false;  // tf32: MN-major operands transposed (kTransposeMinFlopsPerByte)
+  bool k_major = false;  // tf32, fp8: MN-major operands transposed (kTransposeMinFlopsPerByte)
   // Lines moved onto 128-byte boundaries: 16-bit operands each on its own
   // (kRelineMinFlopsPerByte), tf32 ones in pairs (kRelinePairMinFlopsPerByte).
   bool l2_lines = false;
+  // The kernel runs only on aligned, K-major (where k_major) operands and no other kernel takes
+  // the problem (fp8): those copies are made at any size, the flop thresholds aside.
+  bool required = false;
 };
 
 // Whether lines `ld` elements of `element_size` bytes apart start on L2 lines (128 bytes).
@@ -107,7 +110,8 @@ constexpr bool lines_on_l2(int64_t ld, int element_size) {
 // problem does `flops` >= that many flops per byte of it.
 inline OperandCopy plan_operand_copy(const MatrixInput& in, int64_t rows, int64_t cols,
                                      int64_t batch_count, std::optional<Layout> layout = {},
-                                     double flops = 0, double reline_flops_per_byte = 0) {
+                                     double flops = 0, double reline_flops_per_byte = 0,
+                                     bool required = false) {
   OperandCopy c;
   const int element_size = dtype_size(in.dtype);
   const int64_t ld = effective_ld(in.ld, in.layout, rows, cols);
@@ -115,7 +119,7 @@ inline OperandCopy plan_operand_copy(const MatrixInput& in, int64_t rows, int64_
   const double bytes =
       double(rows) * double(cols) * element_size * double(in.batch_stride == 0 ? 1 : batch_count);
   c.transposed = layout.has_value() && *layout != in.layout &&
-                 (!aligned || flops >= kTransposeMinFlopsPerByte * bytes);
+                 (!aligned || required || flops >= kTransposeMinFlopsPerByte * bytes);
   const bool reline = reline_flops_per_byte > 0 && !lines_on_l2(ld, element_size) &&
                       flops >= reline_flops_per_byte * bytes;
   if (!c.transposed && !reline && aligned) return c;
@@ -152,18 +156,20 @@ inline AlignedCopyPlan plan_aligned_copies(const GemmProblem& p, bool enabled = 
                                            CopyGoals goals = {}) {
   AlignedCopyPlan plan;
   if (!enabled || p.m == 0 || p.n == 0 || p.k == 0) return plan;
-  if (double(p.m) * double(p.n) * double(p.k) < double(kAlignedCopyMinWork)) return plan;
+  if (!goals.required && double(p.m) * double(p.n) * double(p.k) < double(kAlignedCopyMinWork)) {
+    return plan;
+  }
   using Want = std::optional<Layout>;
   const double flops = 2.0 * double(p.m) * double(p.n) * double(p.k) * double(p.batch_count);
   const auto plan_a = [&](double reline_flops_per_byte) {
     return plan_operand_copy(p.a, p.m, p.k, p.batch_count,
                              goals.k_major ? Want(Layout::row_major) : Want(), flops,
-                             reline_flops_per_byte);
+                             reline_flops_per_byte, goals.required);
   };
   const auto plan_b = [&](double reline_flops_per_byte) {
     return plan_operand_copy(p.b, p.k, p.n, p.batch_count,
                              goals.k_major ? Want(Layout::col_major) : Want(), flops,
-                             reline_flops_per_byte);
+                             reline_flops_per_byte, goals.required);
   };
   const bool pairs = dtype_size(p.a.dtype) == 4;  // tf32
   const double each = goals.l2_lines && !pairs ? kRelineMinFlopsPerByte : 0;

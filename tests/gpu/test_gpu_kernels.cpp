@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "gemm_check.hpp"
+#include "problem/dtype.hpp"
 #include "schedule/tail_split.hpp"
 
 namespace tilegemm {
@@ -37,7 +39,8 @@ void expect_matches_reference(const WorkloadSpec& spec, const GemmOptions& optio
       EXPECT_TRUE(async_only_sm80 ? contains(s.message, "3-stage configs")
                                   : contains(s.message, "TMA") || contains(s.message, "K > 0") ||
                                         contains(s.message, "Hopper") ||
-                                        contains(s.message, "tf32 needs K-major"))
+                                        contains(s.message, "tf32 needs K-major") ||
+                                        contains(s.message, "with promoted sums has no compiled"))
           << s.message << " | " << testing::describe(spec);
       return;
     }
@@ -56,7 +59,7 @@ bool sm80_compiled_for(const KernelConfig& c, DType dtype) {
 // for tf32): two per stage in the 64x64 tile, one in every other. So 64x64x64 is tf32's 64x64 and
 // 64x128x64 a 16-bit 64x128.
 bool sm90_compiled_for(const KernelConfig& c, DType dtype) {
-  const int stage_bytes = c.block_k * (dtype == DType::fp16 || dtype == DType::bf16 ? 2 : 4);
+  const int stage_bytes = c.block_k * dtype_size(dtype);
   const int slabs = c.block_m == 64 && c.block_n == 64 ? 2 : 1;
   return stage_bytes == 128 * slabs;
 }
@@ -113,9 +116,11 @@ class GpuKernels : public ::testing::Test {
         o.backend = Backend::gpu;
         o.kernel = k.name;
         o.config = c;
+        // fp8 has tests of its own (Fp8...), with its scales and accumulation modes.
         std::vector<DType> dtypes;
         for (DType d : k.input_dtypes)
-          if (k.name != "sm90" || sm90_compiled_for(c, d)) dtypes.push_back(d);
+          if (!is_fp8(d) && (k.name != "sm90" || sm90_compiled_for(c, d))) dtypes.push_back(d);
+        if (dtypes.empty()) continue;
         out.push_back({o, dtypes});
       }
     return out;
@@ -557,6 +562,101 @@ TEST_F(GpuKernels, Tf32InputsAreRoundedToNearest) {
   }
   EXPECT_GT(configs_run, 0);
   cudaFree(dev_a), cudaFree(dev_b), cudaFree(dev_d);
+}
+
+// fp8 on sm90: every compiled config, with promoted sums (the default) where compiled and with
+// fast accumulation, each scale mode, the three input pairs, both layouts of each operand
+// (MN-major ones are copied K-major first), every output type, epilogues, and shapes with
+// partial tiles and a K that is no multiple of 16 (copied onto aligned lines) or 128 (a partial
+// scale block). Each config that splits its last round also runs a split case: the tail's and the
+// head's K ranges read their own block scales.
+TEST_F(GpuKernels, Fp8EveryConfigScaleModeAndAccumulation) {
+  if (!hopper()) GTEST_SKIP() << "fp8 runs on sm90 alone";
+  const int sms = devices().front().sm_count;
+  const std::pair<DType, DType> pairs[] = {{DType::fp8_e4m3, DType::fp8_e4m3},
+                                           {DType::fp8_e4m3, DType::fp8_e5m2},
+                                           {DType::fp8_e5m2, DType::fp8_e4m3}};
+  const int64_t shapes[][3] = {{300, 257, 513}, {256, 384, 640}, {72, 136, 200}};
+  uint64_t seed = 2000;
+  const std::vector<KernelInfo> kernels = available_kernels();
+  const auto sm90 = std::find_if(kernels.begin(), kernels.end(),
+                                 [](const KernelInfo& k) { return k.name == "sm90"; });
+  ASSERT_NE(sm90, kernels.end());
+  int ran = 0;
+  for (const KernelConfig& c : sm90->configs) {
+    if (!sm90_compiled_for(c, DType::fp8_e4m3)) continue;
+    GemmOptions o;
+    o.backend = Backend::gpu;
+    o.kernel = "sm90";
+    o.config = c;
+    for (bool fast : {false, true})
+      for (ScaleMode mode :
+           {ScaleMode::none, ScaleMode::tensor, ScaleMode::channel, ScaleMode::block})
+        for (const auto& shape : shapes) {
+          WorkloadSpec s;
+          s.m = shape[0], s.n = shape[1], s.k = shape[2];
+          std::tie(s.input_dtype, s.input_dtype_b) = pairs[seed % 3];
+          s.output_dtype = seed % 4 == 0 ? DType::fp32 : seed % 4 == 1 ? DType::fp16 : DType::bf16;
+          s.layout_a = seed % 5 == 0 ? Layout::col_major : Layout::row_major;
+          s.layout_b = seed % 7 < 5 ? Layout::col_major : Layout::row_major;
+          s.scale_mode = mode;
+          s.fast_accumulation = fast;
+          s.alpha = seed % 2 ? 1.0f : 0.75f;
+          s.beta = seed % 6 == 0 ? 0.5f : 0.0f;
+          s.bias = seed % 4 == 3;
+          s.activation = seed % 5 == 2 ? Activation::silu : Activation::none;
+          s.seed = seed++;
+          std::unique_ptr<harness::Workload> w;
+          ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
+          if (const Status st = plan(w->problem(), o, nullptr); !st.ok()) {
+            // Promoted sums are compiled for the tiles of 64 x 128 per consumer or less.
+            EXPECT_TRUE(contains(st.message, "with promoted sums has no compiled config"))
+                << st.message << " | " << testing::describe(s);
+            continue;
+          }
+          testing::expect_matches_reference(s, o);
+          ++ran;
+        }
+    // The last round split into heads and tails (kernels of one program, not in clusters).
+    if (c.cluster_m * c.cluster_n > 1) continue;
+    constexpr int64_t kM = 520, kN = 1032;
+    const int64_t tiles = num_tiles(kM, kN, c.block_m, c.block_n);
+    for (int64_t batch = 1; batch < 64; ++batch) {
+      if (plan_tail_split(tiles * batch, sms, 24).tails_per_helper < 2) continue;
+      WorkloadSpec s;
+      s.m = kM, s.n = kN, s.k = 24 * c.block_k - 100, s.batch_count = batch;
+      s.input_dtype = DType::fp8_e4m3;
+      s.output_dtype = DType::bf16;
+      s.scale_mode = ScaleMode::block;
+      s.alpha = 1.5f;
+      s.layout_b = Layout::col_major;
+      s.seed = seed++;
+      std::unique_ptr<harness::Workload> w;
+      ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
+      if (plan(w->problem(), o, nullptr).ok()) {
+        testing::expect_matches_reference(s, o);
+        ++ran;
+      }
+      break;
+    }
+  }
+  EXPECT_GT(ran, 100);
+}
+
+TEST_F(GpuKernels, Fp8E5m2TimesE5m2IsRefusedOnTheGpuWithAReason) {
+  if (!hopper()) GTEST_SKIP() << "fp8 runs on sm90 alone";
+  WorkloadSpec s;
+  s.m = s.n = s.k = 128;
+  s.input_dtype = DType::fp8_e5m2;
+  s.output_dtype = DType::bf16;
+  s.layout_b = Layout::col_major;
+  std::unique_ptr<harness::Workload> w;
+  ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
+  GemmOptions o;
+  o.backend = Backend::gpu;
+  const Status st = gemm(w->problem(), o);
+  EXPECT_NE(st.message.find("fp8_e5m2 x fp8_e5m2 is not compiled"), std::string::npos)
+      << st.message;
 }
 
 TEST_F(GpuKernels, KernelsRefuseDtypesTheyDoNotTake) {

@@ -270,3 +270,31 @@ TEST(AlignedCopyPlan, SmallEmptyOrDisabledProblemsAreNotCopied) {
 
 }  // namespace
 }  // namespace tilegemm
+
+namespace tilegemm {
+namespace {
+
+// fp8 runs on sm90 alone, K-major and on 16-byte aligned lines: at any size its copies are made.
+TEST(AlignedCopyPlan, Fp8OperandsAreCopiedKMajorAtAnySize) {
+  constexpr CopyGoals kFp8{.k_major = true, .l2_lines = true, .required = true};
+  GemmProblem p;
+  p.m = 70, p.n = 50, p.k = 45;  // far below the size where copies pay
+  p.a = {reinterpret_cast<const void*>(uintptr_t(1) << 40), DType::fp8_e4m3};  // row-major
+  p.b = {reinterpret_cast<const void*>(uintptr_t(1) << 41), DType::fp8_e5m2};  // row-major
+  const AlignedCopyPlan plan = plan_aligned_copies(p, true, kFp8);
+  ASSERT_TRUE(plan.a.needed);  // lines of 45 bytes
+  EXPECT_FALSE(plan.a.transposed);
+  EXPECT_EQ(plan.a.ld, 128);
+  ASSERT_TRUE(plan.b.needed);  // row-major B: transposed to column-major
+  EXPECT_TRUE(plan.b.transposed);
+  EXPECT_EQ(plan.b.layout, Layout::col_major);
+  EXPECT_EQ(plan.b.lines, 50);
+  EXPECT_EQ(plan.b.length, 45);
+  EXPECT_EQ(plan.b.ld, 128);
+  // Without `required` the same problem is left alone; with copies turned off, too.
+  EXPECT_FALSE(plan_aligned_copies(p, true, CopyGoals{.k_major = true}).any());
+  EXPECT_FALSE(plan_aligned_copies(p, false, kFp8).any());
+}
+
+}  // namespace
+}  // namespace tilegemm

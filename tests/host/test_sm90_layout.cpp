@@ -289,7 +289,7 @@ TEST(Sm90Storage, TheKernelTableAsksForEachCompiledShapesStorage) {
         << to_string(shape.config(2));
     EXPECT_EQ(sm90->shared_bytes(shape.config(2), DType::fp16), f.bytes)
         << to_string(shape.config(2));
-    if (compiled_for_bytes(shape, 4)) {
+    if (shape_compiled_for(shape, 4)) {
       EXPECT_EQ(sm90->shared_bytes(shape.config(4), DType::tf32), f.bytes)
           << to_string(shape.config(4));
     }
@@ -379,6 +379,27 @@ TEST(Sm90Storage, CompiledShapesAreValidAndTf32TakesNoClusterAlongN) {
   // The first is the default: 128x256, four stages, no cluster.
   EXPECT_EQ(to_string(sixteen[0].config(2)), "128x256x64/g8/s4/w12/wt64x256");
   EXPECT_EQ(to_string(tf32[0].config(4)), "128x256x32/g8/s4/w12/wt64x256");
+}
+
+TEST(Sm90Storage, Fp8ShapesAndThosePromotionFitsInRegisters) {
+  const auto fast = compiled_shapes<1, false>();
+  const auto promoted = compiled_shapes<1, true>();
+  for (const Sm90Shape& s : fast) {
+    EXPECT_EQ(s.cluster_n, 1);
+    EXPECT_FALSE(s.ping_pong());
+    EXPECT_EQ(s.k_slabs, 1);  // a slab per stage: one scale block of K per step
+  }
+  // Promotion holds two 64 x 64 units of sums beside a consumer's accumulators, of 64 x 128
+  // (128x128, its cluster of 2, 64x128).
+  ASSERT_EQ(promoted.size(), 3u);
+  for (const Sm90Shape& s : promoted) EXPECT_EQ(s.mma_m() * s.block_n, 128);
+  EXPECT_EQ(to_string(fast[0].config(1)), "128x256x128/g8/s4/w12/wt64x256");
+  EXPECT_EQ(to_string(promoted[0].config(1)), "128x128x128/g8/s6/w12/wt64x128");
+  // Every promoted shape is also compiled without promotion (one config list serves both).
+  for (const Sm90Shape& s : promoted)
+    EXPECT_TRUE(std::any_of(fast.begin(), fast.end(), [&](const Sm90Shape& f) {
+      return to_string(f.config(1)) == to_string(s.config(1));
+    }));
 }
 
 TEST(Sm90Clusters, MulticastReachesExactlyTheProgramsThatShareATile) {

@@ -16,8 +16,14 @@
 //   pingpong           128x128, the two consumers taking whole tiles in turn: for an epilogue
 //                      beyond alpha * AB over a short K, which it runs during the other's mainloop
 //
-// Each is compiled for the four operand majors (tf32: K-major only) and twice, for the plain TMA
-// route and for the whole epilogue (sm90_kernel.cuh: PLAIN). The first is the default config.
+// Each is compiled for the four operand majors (tf32, fp8: K-major only) and twice, for the plain
+// TMA route and for the whole epilogue (sm90_kernel.cuh: PLAIN). The first is the default config.
+// fp8 (BLOCK_SIZE_K 128) takes the shapes of one slab per stage, without clusters along N or the
+// ping-pong schedule, and clusters of 2 along M on 128-row tiles only: each fp8 input pair is
+// compiled twice more (with and without promotion), so the list is kept to the tiles the rules
+// pick for large and mid-size problems. With promotion a consumer holds two 64 x 64 units of sums
+// beside its accumulators, so only the tiles whose consumers hold 64 x 128 take it (the kernel's
+// register cap at entry is 168: 128x256 and 256x128 spilled 190-232 bytes with a 64 x 128 chunk).
 #pragma once
 
 #include <array>
@@ -45,24 +51,34 @@ inline constexpr Sm90Shape kCompiledShapes[] = {
     {.block_m = 64, .block_n = 128, .num_stages = 8, .cluster_m = 2, .cluster_n = 2},
 };
 
-// Whether a shape is compiled for inputs of `element_bytes`: clusters along N are for 16-bit
-// operands off L2 lines (tune/heuristic.cpp).
-constexpr bool compiled_for_bytes(const Sm90Shape& shape, int element_bytes) {
+// Whether a shape is compiled for inputs of `element_bytes`, with promotion or without (fp8):
+// clusters along N are for 16-bit operands off L2 lines (tune/heuristic.cpp); fp8's list is above.
+constexpr bool shape_compiled_for(const Sm90Shape& shape, int element_bytes,
+                                  bool promotes = false) {
+  if (element_bytes == 1) {
+    // Promotion: 64 x 128 of accumulators per consumer at most, in units of 64 x 64, an even
+    // number of them (mainloop.cuh).
+    const int units = shape.mma_m() * shape.block_n / 64;
+    const bool fits = !promotes || (units <= 2 && units % 2 == 0);
+    return shape.cluster_n == 1 && !shape.ping_pong() && shape.k_slabs == 1 &&
+           (shape.cluster_m == 1 || shape.block_m == 128) && fits;
+  }
   return element_bytes == 2 || shape.cluster_n == 1;
 }
 
-// The compiled shapes for inputs of `element_bytes`, in the order above.
-template <int kElementBytes>
+// The compiled shapes for inputs of `element_bytes` (with promotion or without), in the order
+// above.
+template <int kElementBytes, bool kPromotes = false>
 constexpr auto compiled_shapes() {
   constexpr int count = [] {
     int n = 0;
-    for (const Sm90Shape& s : kCompiledShapes) n += compiled_for_bytes(s, kElementBytes);
+    for (const Sm90Shape& s : kCompiledShapes) n += shape_compiled_for(s, kElementBytes, kPromotes);
     return n;
   }();
   std::array<Sm90Shape, count> out{};
   int i = 0;
   for (const Sm90Shape& s : kCompiledShapes)
-    if (compiled_for_bytes(s, kElementBytes)) out[i++] = s;
+    if (shape_compiled_for(s, kElementBytes, kPromotes)) out[i++] = s;
   return out;
 }
 

@@ -28,10 +28,10 @@ struct CompiledShape {
 };
 template <class E, size_t... I>
 auto compiled_shape_tuple(std::index_sequence<I...>)
-    -> std::tuple<CompiledShape<E, compiled_shapes<E::kBytes>()[I]>...>;
+    -> std::tuple<CompiledShape<E, compiled_shapes<E::kBytes, E::kPromotes>()[I]>...>;
 template <class E>
 using CompiledShapes = decltype(compiled_shape_tuple<E>(
-    std::make_index_sequence<compiled_shapes<E::kBytes>().size()>{}));
+    std::make_index_sequence<compiled_shapes<E::kBytes, E::kPromotes>().size()>{}));
 
 // A launch of `programs` programs of `threads` threads, in clusters of `cluster_size` along x
 // (plain, with no cluster attribute, when it is 1). `cluster` is the attribute's storage, which
@@ -172,7 +172,8 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
   auto go = [&](auto a_mn, auto b_mn) {
     constexpr bool kAMn = decltype(a_mn)::value, kBMn = decltype(b_mn)::value;
     if constexpr (!E::kMnMajorOperands && (kAMn || kBMn)) {
-      status = {StatusCode::not_supported, "kernel sm90: tf32 needs K-major A and B"};
+      status = {StatusCode::not_supported,
+                "kernel sm90: " + std::string(to_string(E::kDType)) + " needs K-major A and B"};
     } else if (launch.route == StoreRoute::tma) {
       launch_kernel(sm90_gemm<E, ShapeTag<kShape>, kAMn, kBMn, true>);
     } else {
@@ -214,5 +215,14 @@ int compiled_binary_version();
 extern template Status launch_for_element<Fp16>(const GemmArgs&, const KernelConfig&, cudaStream_t);
 extern template Status launch_for_element<Bf16>(const GemmArgs&, const KernelConfig&, cudaStream_t);
 extern template Status launch_for_element<Tf32>(const GemmArgs&, const KernelConfig&, cudaStream_t);
+#define TILEGEMM_SM90_FP8_EXTERN(KIND)                                                         \
+  extern template Status launch_for_element<KIND<true>>(const GemmArgs&, const KernelConfig&,  \
+                                                        cudaStream_t);                         \
+  extern template Status launch_for_element<KIND<false>>(const GemmArgs&, const KernelConfig&, \
+                                                         cudaStream_t);
+TILEGEMM_SM90_FP8_EXTERN(Fp8E4m3E4m3)
+TILEGEMM_SM90_FP8_EXTERN(Fp8E4m3E5m2)
+TILEGEMM_SM90_FP8_EXTERN(Fp8E5m2E4m3)
+#undef TILEGEMM_SM90_FP8_EXTERN
 
 }  // namespace tilegemm::sm90

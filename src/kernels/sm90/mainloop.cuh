@@ -6,10 +6,13 @@
 //               multicast to the programs of its cluster row (which share A), and its part of
 //               B's, multicast to those of its cluster column. Edges cost nothing: TMA fills what
 //               lies outside the matrix with zeros.
-//   mma         per slab of a stage, 4 x (rows / 64) wgmma m64nBNk16 (k8 for tf32); the stage's
-//               group is committed, and once only it may still run (wait_group 1) the previous
-//               stage is freed. Two consumers that share a tile end its K loop stagger() steps
-//               apart, so that each one's epilogue runs beside the other's wgmma.
+//   mma         per slab of a stage, 4 x (rows / 64) wgmma m64nBNk16 (k8 for tf32, k32 for fp8);
+//               the stage's group is committed, and once only it may still run (wait_group 1)
+//               the previous stage is freed. Two consumers that share a tile end its K loop
+//               stagger() steps apart, so that each one's epilogue runs beside the other's wgmma.
+//               fp8 with promotion (E::kPromotes) instead runs each slab's wgmma into separate
+//               sums, one 64 x 64 unit of the tile at a time, two units in flight, and adds each
+//               into the fp32 accumulators, times its block scales, once it is done (add_unit).
 #pragma once
 
 #include <cuda.h>
@@ -17,6 +20,7 @@
 #include <cstdint>
 
 #include "kernels/gemm_args.hpp"
+#include "kernels/sm90/block_scales.cuh"
 #include "kernels/sm90/kernel_shape.hpp"
 #include "kernels/sm90/named_barriers.cuh"
 #include "kernels/sm90/operand_tile.hpp"
@@ -72,7 +76,7 @@ __device__ __forceinline__ void load_tile(const CUtensorMap& map, OperandTile ti
 // (column-major A, row-major B).
 template <class E, Sm90Shape kShape, bool A_MN, bool B_MN>
 struct Sm90Mainloop {
-  using T = typename E::Storage;
+  using T = typename E::Mma;
   using Storage = SharedStorage<kShape>;
   using Ring = PipelineState<kShape.num_stages>;
   static constexpr int BM = kShape.block_m, BN = kShape.block_n, kSlabs = kShape.k_slabs;
@@ -84,6 +88,12 @@ struct Sm90Mainloop {
   static constexpr uint32_t kStageBytes = kSlabs * (kTileA.bytes() + kTileB.bytes());
   static_assert(E::kMnMajorOperands || (!A_MN && !B_MN), "wgmma reads this type K-major only");
   static_assert(E::kMmaK * kMmaPerSlab == kSlabK, "four wgmma per slab");
+  // Promotion: units of 64 columns of one m64 tile (four wgmma k32 n64 per slab) whose sums wait
+  // in registers beside the accumulators, two units in flight; an even number of units per slab,
+  // so that unit q always takes buffer q % 2. The block scales multiply each unit's sums.
+  static constexpr int kUnitN = 64, kUnitsAlongN = BN / kUnitN, kUnits = kMmaM * kUnitsAlongN;
+  using Scales = BlockScaleReader<kSlabs, kMmaM, kUnitN, kUnitsAlongN>;
+  static_assert(!E::kPromotes || kUnits % 2 == 0, "promotion: an even number of units per slab");
 
   // The loads of K step kt of `work` into `stage`, completing on `full` (armed by the caller with
   // the whole stage's bytes: the other programs' parts complete here too). A program below (right
@@ -114,19 +124,90 @@ struct Sm90Mainloop {
     }
   }
 
+  // Promotion: unit q of a slab (m64 tile q / kUnitsAlongN, columns 64 (q % kUnitsAlongN) on)
+  // into `part`, committed as one group.
+  __device__ __forceinline__ static void issue_unit(float (&part)[kUnitN / 2], uint32_t a,
+                                                    uint32_t b, int my_row, int q) {
+    constexpr OperandTile tile_a = kTileA, tile_b = kTileB;
+    const int i = q / kUnitsAlongN, c = q % kUnitsAlongN;
+    wgmma_fence();  // part was read by the last add_unit
+#pragma unroll
+    for (int ks = 0; ks < kMmaPerSlab; ++ks) {
+      Wgmma<T, kUnitN, A_MN, B_MN>::run(part, tile_a.descriptor(a, my_row + i * 64, ks),
+                                        tile_b.descriptor(b, c * kUnitN, ks), ks > 0);
+    }
+    wgmma_commit();
+  }
+
+  // Unit q's sums, once its group is done, into acc times (A's row scale * B's column scale);
+  // `overwrite` (a piece's first slab) sets acc instead. Registers 4j + {0, 1} hold the thread's
+  // first row, 4j + {2, 3} the row 8 below it.
+  __device__ __forceinline__ static void add_unit(float (&acc)[kMmaM][BN / 2],
+                                                  float (&part)[kUnitN / 2], int q,
+                                                  const float (&scale_a)[kMmaM][2],
+                                                  const float (&scale_b)[kUnitsAlongN],
+                                                  bool overwrite) {
+    const int i = q / kUnitsAlongN, c = q % kUnitsAlongN;
+    fence_registers(part);
+    const float s0 = scale_a[i][0] * scale_b[c], s1 = scale_a[i][1] * scale_b[c];
+    if (overwrite) {
+#pragma unroll
+      for (int r = 0; r < kUnitN / 2; ++r)
+        acc[i][c * (kUnitN / 2) + r] = part[r] * (r % 4 < 2 ? s0 : s1);
+    } else {
+#pragma unroll
+      for (int r = 0; r < kUnitN / 2; ++r) {
+        float& x = acc[i][c * (kUnitN / 2) + r];
+        x = fmaf(part[r], r % 4 < 2 ? s0 : s1, x);
+      }
+    }
+  }
+
   // A consumer's wgmma over `steps` K steps from `ring`, into acc (its rows from my_row). The
   // first step of a piece overwrites acc (scale_d 0). `previous` is the stage to free once the
   // next step's group is in flight; the caller frees the last one after wgmma_wait<0> (drain).
-  // After each step's wgmma are issued, at_step(kt) runs beside them.
+  // After each step's wgmma are issued, at_step(kt) runs beside them. With promotion the piece's
+  // first K step is `k_step0` (its block scales' place along K), and each stage is freed as soon
+  // as its wgmma are done.
   template <class Pipe, class AtStep>
   __device__ __forceinline__ static void mma(const Pipe& pipeline, Storage& smem,
                                              float (&acc)[kMmaM][BN / 2], Ring& ring, int& previous,
                                              int steps, int consumer, int my_row, int lane,
-                                             bool signals, AtStep at_step) {
+                                             bool signals, AtStep at_step, int64_t k_step0 = 0,
+                                             const Scales* scales = nullptr) {
     constexpr OperandTile tile_a = kTileA, tile_b = kTileB;  // device-side copies
     const bool staggered = kStagger > 0 && steps > kStagger;
+    float part[2][kUnitN / 2];  // promotion: two units' sums
     for (int kt = 0; kt < steps; ++kt) {
       if (staggered && consumer == 1 && kt == steps - kStagger) await_stagger();
+      if constexpr (E::kPromotes) {
+        // Each unit is issued before the one ahead of it is waited for and added, so that the
+        // tensor cores hold one of this consumer's groups while it adds; the stage is freed once
+        // its last unit is added.
+        const StepScales<kSlabs, kMmaM, kUnitsAlongN> factors = scales->load(k_step0 + kt);
+        pipeline.wait(ring);
+#pragma unroll
+        for (int j = 0; j < kSlabs; ++j) {
+          const uint32_t a = shared_address(smem.a[ring.stage][j]);
+          const uint32_t b = shared_address(smem.b[ring.stage][j]);
+          const bool overwrite = kt == 0 && j == 0;
+#pragma unroll
+          for (int q = 0; q < kUnits; ++q) {
+            issue_unit(part[q % 2], a, b, my_row, q);
+            if (q > 0) {
+              wgmma_wait<1>();
+              add_unit(acc, part[(q - 1) % 2], q - 1, factors.a[j], factors.b[j], overwrite);
+            }
+          }
+          wgmma_wait<0>();
+          add_unit(acc, part[(kUnits - 1) % 2], kUnits - 1, factors.a[j], factors.b[j], overwrite);
+        }
+        if (staggered && consumer == 0 && kt == steps - 1) pass_stagger();
+        pipeline.release(ring.stage, lane, signals);
+        ring.advance();
+        at_step(kt);
+        continue;
+      }
       pipeline.wait(ring);
       wgmma_fence();
 #pragma unroll
@@ -153,11 +234,14 @@ struct Sm90Mainloop {
   }
 
   // After a piece's last step: its wgmma done, its last stage freed, the accumulators readable.
+  // (With promotion mma has done both.)
   template <class Pipe>
   __device__ __forceinline__ static void drain(const Pipe& pipeline, float (&acc)[kMmaM][BN / 2],
                                                int previous, int lane, bool signals) {
-    wgmma_wait<0>();
-    pipeline.release(previous, lane, signals);
+    if constexpr (!E::kPromotes) {
+      wgmma_wait<0>();
+      pipeline.release(previous, lane, signals);
+    }
 #pragma unroll
     for (int i = 0; i < kMmaM; ++i) fence_registers(acc[i]);
   }

@@ -7,14 +7,22 @@
 
 #include "kernels/memory_pool.hpp"
 #include "kernels/sm90/launch.cuh"
+#include "problem/dtype.hpp"
 
 namespace tilegemm::sm90 {
 namespace {
 
+// fp8 promotes its sums unless fast accumulation is asked for; block scales always promote (they
+// are applied there).
 Status launch(const GemmArgs& args, const KernelConfig& config, void* stream) {
-  return with_element(args.a.dtype, [&](auto element) {
+  const auto go = [&](auto element) {
     return launch_for_element<decltype(element)>(args, config, static_cast<cudaStream_t>(stream));
-  });
+  };
+  if (is_fp8(args.a.dtype)) {
+    const bool promoted = !args.fast_accumulation || args.scales.mode == ScaleMode::block;
+    return with_fp8_element(args.a.dtype, args.b.dtype, promoted, go);
+  }
+  return with_element(args.a.dtype, go);
 }
 
 // wgmma and setmaxnreg exist only on compute capability 9.0 and only in sm_90a machine code.
@@ -43,12 +51,17 @@ std::string problem_check(const GemmProblem& p) {
   const OperandShape a = operand_a(args), b = operand_b(args);
   if (std::string why = tma_check(a, "a"); !why.empty()) return "kernel sm90: " + why;
   if (std::string why = tma_check(b, "b"); !why.empty()) return "kernel sm90: " + why;
-  if (p.a.dtype == DType::tf32 && (a.mn_major || b.mn_major)) {
-    return std::string(
-               "kernel sm90: tf32 needs K-major operands (row-major A, column-major B): "
-               "wgmma reads tf32 K-major only; here ") +
-           (a.mn_major ? "A is column-major" : "B is row-major") +
-           " (larger problems get a transposed copy first)";
+  if ((p.a.dtype == DType::tf32 || is_fp8(p.a.dtype)) && (a.mn_major || b.mn_major)) {
+    const std::string type(to_string(p.a.dtype));
+    return "kernel sm90: " + type +
+           " needs K-major operands (row-major A, column-major B): " + "wgmma reads " + type +
+           " K-major only; here " + (a.mn_major ? "A is column-major" : "B is row-major") +
+           (p.a.dtype == DType::tf32 ? " (larger problems get a transposed copy first)"
+                                     : " (gemm() copies it transposed first)");
+  }
+  if (p.a.dtype == DType::fp8_e5m2 && p.b.dtype == DType::fp8_e5m2) {
+    return "kernel sm90: fp8_e5m2 x fp8_e5m2 is not compiled (as cuBLASLt, which refuses it); "
+           "the CPU backend takes it";
   }
   // The kernel counts its work items (tiles of every batch entry) in 32 bits; 64 rows is the
   // smallest tile of any compiled config.
@@ -58,13 +71,23 @@ std::string problem_check(const GemmProblem& p) {
   return {};
 }
 
-// The 16-bit and tf32 configs are compiled from the same shapes, with BLOCK_SIZE_K in slabs of 128
-// bytes of K (64 or 128 values of fp16 and bf16, 32 or 64 of tf32), so a config is told by the
-// list that has it, not by its BLOCK_SIZE_K alone.
-const std::vector<KernelConfig>& compiled_for(DType input) {
+// The 16-bit, tf32 and fp8 configs are compiled from the same shapes, with BLOCK_SIZE_K in slabs of
+// 128 bytes of K (64 or 128 values of fp16 and bf16, 32 or 64 of tf32, 128 of fp8), so a config is
+// told by the list that has it, not by its BLOCK_SIZE_K alone.
+// fp8 problems promote their sums unless fast accumulation is asked for without block scales
+// (launch() below); the promoting kernels are compiled for fewer shapes.
+bool promotes(const GemmProblem& p) {
+  return !p.fast_accumulation || p.scales.mode == ScaleMode::block;
+}
+
+const std::vector<KernelConfig>& compiled_for(const GemmProblem& p) {
   static const std::vector<KernelConfig> sixteen_bit = configs_of<CompiledShapes<Bf16>>();
   static const std::vector<KernelConfig> tf32 = configs_of<CompiledShapes<Tf32>>();
-  return input == DType::tf32 ? tf32 : sixteen_bit;
+  static const std::vector<KernelConfig> fp8 = configs_of<CompiledShapes<Fp8E4m3E4m3<false>>>();
+  static const std::vector<KernelConfig> fp8_promoted =
+      configs_of<CompiledShapes<Fp8E4m3E4m3<true>>>();
+  if (is_fp8(p.a.dtype)) return promotes(p) ? fp8_promoted : fp8;
+  return p.a.dtype == DType::tf32 ? tf32 : sixteen_bit;
 }
 
 bool has_config(const std::vector<KernelConfig>& configs, const KernelConfig& c) {
@@ -73,10 +96,13 @@ bool has_config(const std::vector<KernelConfig>& configs, const KernelConfig& c)
 }
 
 std::string compiled_check(const GemmProblem& p, const KernelConfig& c) {
-  if (has_config(compiled_for(p.a.dtype), c)) return {};
-  return "kernel sm90: " + std::string(to_string(p.a.dtype)) + " has no compiled config " +
-         to_string(c) + " (BLOCK_SIZE_K is one or two slabs of 128 bytes of K, " +
-         std::to_string(block_k_for(dtype_size(p.a.dtype))) + " values each)";
+  if (has_config(compiled_for(p), c)) return {};
+  const bool promoted = is_fp8(p.a.dtype) && promotes(p);
+  return "kernel sm90: " + std::string(to_string(p.a.dtype)) +
+         (promoted ? " with promoted sums" : "") + " has no compiled config " + to_string(c) +
+         " (BLOCK_SIZE_K is one or two slabs of 128 bytes of K, " +
+         std::to_string(block_k_for(dtype_size(p.a.dtype))) + " values each" +
+         (promoted ? "; promoted sums take the tiles of 64 x 128 per consumer or less" : "") + ")";
 }
 
 // A flag value for one launch's tail split (TailSplitWork): splitmix64 of a count of launches,
@@ -130,22 +156,30 @@ TailSplitWorkspace::~TailSplitWorkspace() {
 
 namespace tilegemm::gpu {
 namespace {
-// The 16-bit configs first (the first is the kernel's default), then tf32's.
+// The 16-bit configs first (the first is the kernel's default), then tf32's, then fp8's.
 std::vector<KernelConfig> all_configs() {
   std::vector<KernelConfig> configs = configs_of<sm90::CompiledShapes<Bf16>>();
   for (const KernelConfig& c : configs_of<sm90::CompiledShapes<Tf32>>()) configs.push_back(c);
+  for (const KernelConfig& c : configs_of<sm90::CompiledShapes<Fp8E4m3E4m3<false>>>()) {
+    configs.push_back(c);
+  }
   return configs;
 }
 }  // namespace
 
 Kernel sm90_kernel() {
   Kernel kernel = compiled_configs_kernel(
-      "sm90", "Hopper: TMA + wgmma, warp-specialised, persistent (fp16, bf16, tf32; sm_90a)",
-      {DType::fp16, DType::bf16, DType::tf32}, all_configs(), sm90::launch);
+      "sm90", "Hopper: TMA + wgmma, warp-specialised, persistent (fp16, bf16, tf32, fp8; sm_90a)",
+      {DType::fp16, DType::bf16, DType::tf32, DType::fp8_e4m3, DType::fp8_e5m2}, all_configs(),
+      sm90::launch);
   kernel.tensor_cores = true;
   kernel.persistent = true;
   kernel.type_defaults[DType::tf32] = configs_of<sm90::CompiledShapes<Tf32>>().front();
+  // fp8's default is the first tile the promoting kernels take (128x128): it serves both.
+  const KernelConfig fp8_default = configs_of<sm90::CompiledShapes<Fp8E4m3E4m3<true>>>().front();
+  kernel.type_defaults[DType::fp8_e4m3] = kernel.type_defaults[DType::fp8_e5m2] = fp8_default;
   kernel.shared_bytes = [](const KernelConfig& c, DType dtype) {
+    if (is_fp8(dtype)) return sm90::compiled_shared_bytes<Fp8E4m3E4m3<false>>(c);
     return dtype == DType::tf32 ? sm90::compiled_shared_bytes<Tf32>(c)
                                 : sm90::compiled_shared_bytes<Bf16>(c);
   };

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "epilogue/sm90_epilogue.cuh"
+#include "epilogue/sm90_scales.cuh"
 #include "kernels/element_traits.cuh"
 #include "kernels/sm90/kernel_params.hpp"
 #include "kernels/sm90/mainloop.cuh"
@@ -183,15 +184,22 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
         return work.tile.pid_m * kShape.block_m < args.m &&
                work.tile.pid_n * kShape.block_n < args.n;
       };
+      const int64_t row0 = work.tile.pid_m * kShape.block_m + my_row,
+                    n0 = work.tile.pid_n * kShape.block_n;
+      // fp8 with promotion: the block scales of this thread's rows and columns (mainloop.cuh;
+      // the other kernels never read them).
+      const int t = threadIdx.x % 128;
+      const typename Mainloop::Scales block_scales(args.scales, row0 + 16 * (t / 32) + t % 32 / 4,
+                                                   n0, args.n);
       Mainloop::mma(
-          pipeline, smem, acc, ring, previous, steps, consumer, my_row, lane, signals, [&](int kt) {
+          pipeline, smem, acc, ring, previous, steps, consumer, my_row, lane, signals,
+          [&](int kt) {
             if (kt != overlap_step) return;
             const bool reads_c =
                 c_in_buffers && inside() && s.piece(program<kShape>(), item).share != Share::tail;
-            epilogue.overlap(args.epilogue, maps.d, reads_c,
-                             int(work.tile.pid_m * kShape.block_m) + my_row,
-                             int(work.tile.pid_n * kShape.block_n), int(work.batch));
-          });
+            epilogue.overlap(args.epilogue, maps.d, reads_c, int(row0), int(n0), int(work.batch));
+          },
+          s.piece(program<kShape>(), item).k_begin, &block_scales);
       // Ping-pong: the next item of the walk, if any, is the other consumer's.
       if constexpr (kShape.ping_pong()) {
         if (next(item) >= 0) pass_turn(consumer);
@@ -207,6 +215,10 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
         }
       }
       if (!inside()) continue;  // nothing to write
+      if constexpr (E::kFp8) {
+        apply_output_scales<kShape.mma_m(), kShape.block_n>(args.scales, acc, row0, n0, args.m,
+                                                            args.n);
+      }
       epilogue.store(args.epilogue, maps.d, route, acc, work, kShape.block_m, my_row, args.m,
                      args.n, launch.pairs);
     }

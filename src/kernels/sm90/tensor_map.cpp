@@ -106,6 +106,9 @@ CUtensorMapDataType map_type(DType dtype) {
       return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     case DType::tf32:
       return CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
+    case DType::fp8_e4m3:
+    case DType::fp8_e5m2:
+      return CU_TENSOR_MAP_DATA_TYPE_UINT8;  // bytes: wgmma's instruction names the type
     default:
       return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   }

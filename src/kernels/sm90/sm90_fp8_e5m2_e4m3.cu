@@ -1,0 +1,10 @@
+// sm90 instantiations: fp8 inputs, e5m2 A x e4m3 B (see sm90_kernel.cuh), K-major A and B only,
+// with and without promotion of the sums (element_traits.cuh: Fp8Kind).
+#include "kernels/sm90/launch.cuh"
+
+namespace tilegemm::sm90 {
+template Status launch_for_element<Fp8E5m2E4m3<true>>(const GemmArgs&, const KernelConfig&,
+                                                      cudaStream_t);
+template Status launch_for_element<Fp8E5m2E4m3<false>>(const GemmArgs&, const KernelConfig&,
+                                                       cudaStream_t);
+}  // namespace tilegemm::sm90
