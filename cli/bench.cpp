@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "bench_suites.hpp"
@@ -17,8 +18,9 @@ namespace tilegemm::cli {
 namespace {
 
 struct BenchOptions {
-  std::string suite = "square", shapes_file, dtype = "bf16", layouts = "NN", kernel = "auto";
-  std::string config, autotune, csv, json, plot;
+  std::string suite = "square", shapes_file, dtype = "bf16", dtype_b, layouts, kernel = "auto";
+  std::string config, autotune, csv, json, plot, scale_mode = "none";
+  bool fast_accum = false;
   int reps = 20;
 };
 
@@ -34,16 +36,17 @@ void layouts_option(const std::string& v, Layout* a, Layout* b) {
 
 std::vector<double> to_host_doubles(const void* device, int64_t count, DType dtype);
 
-BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o, DType dtype, Layout la,
-                     Layout lb, const GemmOptions& first_options, GpuTimer& timer, double ceiling) {
-  harness::WorkloadSpec spec;
+// NN, except for fp8: NT, the one layout cuBLASLt's fp8 takes (K-major A and B).
+std::string default_layouts(DType dtype) { return is_fp8(dtype) ? "NT" : "NN"; }
+
+BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o,
+                     const harness::WorkloadSpec& types, const GemmOptions& first_options,
+                     GpuTimer& timer, double ceiling) {
+  harness::WorkloadSpec spec = types;
   spec.m = shape.m;
   spec.n = shape.n;
   spec.k = shape.k;
-  spec.input_dtype = dtype;
-  spec.output_dtype = harness::default_output_dtype(dtype);
-  spec.layout_a = la;
-  spec.layout_b = lb;
+  const DType dtype = spec.input_dtype;
   std::unique_ptr<harness::Workload> w;
   if (Status s = harness::Workload::create(spec, true, &w); !s.ok()) fail(s.message);
   const GemmProblem p = w->problem();
@@ -53,24 +56,37 @@ BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o, DType dtype
 
   GemmReport report;
   if (Status s = gemm(p, first_options, &report); !s.ok()) fail(s.message);
-  if (Status s = cublas_gemm(p, cublas_d); !s.ok()) fail(s.message);
+  // cuBLASLt refuses some fp8 problems (dimensions off multiples of 16, say): then the row has
+  // tilegemm's figures alone.
+  const Status theirs_ran = cublas_gemm(p, cublas_d);
+  if (!theirs_ran.ok() && theirs_ran.code != StatusCode::not_supported) fail(theirs_ran.message);
+  const bool compared = theirs_ran.ok();
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
   const GemmOptions options = timed_options(first_options);
 
   const double flops = 2.0 * double(p.m) * p.n * p.k;
   const int reps = flops > 2e12 ? std::max(3, o.reps / 4) : o.reps;
-  const auto ms = timer.median_ms(
-      {[&] { return gemm(p, options); }, [&] { return cublas_gemm(p, cublas_d); }}, reps);
+  std::vector<std::function<Status()>> calls = {[&] { return gemm(p, options); }};
+  if (compared) calls.push_back([&] { return cublas_gemm(p, cublas_d); });
+  auto ms = timer.median_ms(calls, reps);
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
 
-  // Accuracy against cuBLAS on the same inputs, from a poisoned output.
+  // Accuracy against cuBLAS on the same inputs, from a poisoned output (where cuBLAS ran; else
+  // against the float64 reference, on a sample of rows).
   if (Status s = w->poison_output(); !s.ok()) fail(s.message);
   if (Status s = gemm(p, options); !s.ok()) fail(s.message);
-  if (Status s = cublas_gemm(p, cublas_d); !s.ok()) fail(s.message);
+  if (compared) {
+    if (Status s = cublas_gemm(p, cublas_d); !s.ok()) fail(s.message);
+  }
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
   const auto ours = to_host_doubles(p.d.data, p.m * p.n, p.d.dtype);
-  const auto theirs = to_host_doubles(cublas_d, p.m * p.n, p.d.dtype);
+  const auto theirs = compared ? to_host_doubles(cublas_d, p.m * p.n, p.d.dtype) : ours;
   cudaFree(cublas_d);
+  double reference_error = 0.0;
+  if (!compared) {
+    if (Status s = w->fetch_output(); !s.ok()) fail(s.message);
+    reference_error = w->check(2e11);
+  }
 
   BenchRow r;
   r.suite = shape.suite;
@@ -78,19 +94,30 @@ BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o, DType dtype
   r.n = shape.n;
   r.k = shape.k;
   r.dtype = std::string(to_string(dtype));
-  r.layouts = o.layouts;
+  if (spec.input_dtype_b && *spec.input_dtype_b != dtype) {
+    r.dtype += "x" + std::string(to_string(*spec.input_dtype_b));
+  }
+  if (spec.scale_mode != ScaleMode::none) r.dtype += "/" + std::string(to_string(spec.scale_mode));
+  if (is_fp8(dtype) && spec.fast_accumulation) r.dtype += "/fast";
+  r.layouts = o.layouts.empty() ? default_layouts(dtype) : o.layouts;
   r.kernel = report.kernel;
   r.config = to_string(report.config);
   r.tilegemm_ms = ms[0];
-  r.cublas_ms = ms[1];
   r.tilegemm_tflops = flops / (ms[0] * 1e-3) / 1e12;
-  r.cublas_tflops = flops / (ms[1] * 1e-3) / 1e12;
-  r.ratio = r.tilegemm_tflops / r.cublas_tflops;
+  if (compared) {
+    r.cublas_ms = ms[1];
+    r.cublas_tflops = flops / (ms[1] * 1e-3) / 1e12;
+    r.ratio = r.tilegemm_tflops / r.cublas_tflops;
+  }
   r.percent_of_ceiling = ceiling > 0 ? 100.0 * r.tilegemm_tflops / ceiling : 0.0;
   r.tilegemm_gbs = w->min_bytes() / (ms[0] * 1e-3) / 1e9;
   // Same measure as `run --check`; NaN or inf in our output reads as +inf.
-  r.relative_error = reference::relative_error(ours, theirs);
+  r.relative_error = compared ? reference::relative_error(ours, theirs) : reference_error;
   r.note = report.aligned_copies;
+  if (!compared) {
+    r.note += std::string(r.note.empty() ? "" : "; ") + theirs_ran.message +
+              " (rel.err against the float64 reference)";
+  }
   return r;
 }
 
@@ -115,10 +142,22 @@ void print_row(const BenchRow& r) {
 }
 
 void bench_command(const BenchOptions& o) {
-  const DType dtype = dtype_option("--dtype", o.dtype);
-  check_types(dtype, harness::default_output_dtype(dtype));
-  Layout la, lb;
-  layouts_option(o.layouts, &la, &lb);
+  harness::WorkloadSpec types;
+  const DType dtype = types.input_dtype = dtype_option("--dtype", o.dtype);
+  if (!o.dtype_b.empty()) types.input_dtype_b = dtype_option("--dtype-b", o.dtype_b);
+  types.output_dtype = harness::default_output_dtype(dtype);
+  const std::optional<ScaleMode> scale_mode = parse_scale_mode(o.scale_mode);
+  if (!scale_mode) {
+    fail("--scale-mode '" + o.scale_mode + "' is not a scale mode (none, tensor, channel, block)");
+  }
+  if (*scale_mode != ScaleMode::none && !is_fp8(dtype)) {
+    fail("--scale-mode " + o.scale_mode + " needs fp8 inputs (--dtype fp8_e4m3 or fp8_e5m2)");
+  }
+  types.scale_mode = *scale_mode;
+  types.fast_accumulation = o.fast_accum;
+  check_types(dtype, types.input_dtype_b.value_or(dtype), types.output_dtype);
+  layouts_option(o.layouts.empty() ? default_layouts(dtype) : o.layouts, &types.layout_a,
+                 &types.layout_b);
   if (o.reps < 1) fail("--reps must be >= 1");
   std::vector<BenchShape> shapes = shapes_option(o.suite, o.shapes_file);
   // fp32 at 16384^3 takes minutes per shape on CUDA cores, as in the anchors: left out.
@@ -140,7 +179,7 @@ void bench_command(const BenchOptions& o) {
               "GB/s", "rel.err");
   std::vector<BenchRow> rows;
   for (const auto& shape : shapes) {
-    rows.push_back(bench_shape(shape, o, dtype, la, lb, options, timer, ceiling));
+    rows.push_back(bench_shape(shape, o, types, options, timer, ceiling));
     print_row(rows.back());
   }
 
@@ -182,14 +221,19 @@ void bench_command(const BenchOptions& o) {
 void add_bench_command(CLI::App& app) {
   static BenchOptions o;
   auto* cmd = app.add_subcommand("bench", "Time tilegemm and cuBLAS side by side on shape suites");
-  cmd->add_option("--suite", o.suite, "square, unaligned, skinny, llm, longk or all")
+  cmd->add_option("--suite", o.suite, "square, unaligned, skinny, llm, longk, fp8 or all")
       ->capture_default_str();
   cmd->add_option("--shapes", o.shapes_file, "file of 'M N K' lines (replaces --suite)");
   cmd->add_option("--dtype", o.dtype,
-                  "fp32, fp16, bf16 or tf32 (A and B; C and D the same, fp32 for tf32)")
+                  "fp32, fp16, bf16, tf32, fp8_e4m3 or fp8_e5m2 (A and B; C and D the same, "
+                  "fp32 for tf32, bf16 for fp8; fp8 is compared with cuBLASLt)")
       ->capture_default_str();
-  cmd->add_option("--layouts", o.layouts, "NN, NT, TN or TT (T = column-major operand)")
+  cmd->add_option("--dtype-b", o.dtype_b, "B's element type where it differs (fp8 only)");
+  cmd->add_option("--scale-mode", o.scale_mode, "fp8: none, tensor, channel or block scales")
       ->capture_default_str();
+  cmd->add_flag("--fast-accum", o.fast_accum, "fp8: fast accumulation (both libraries)");
+  cmd->add_option("--layouts", o.layouts,
+                  "NN, NT, TN or TT (T = column-major operand; default NN, NT for fp8)");
   cmd->add_option("--kernel", o.kernel, "tilegemm kernel or auto")->capture_default_str();
   cmd->add_option("--config", o.config, "kernel config (default: the kernel's choice)");
   cmd->add_option("--autotune", o.autotune,

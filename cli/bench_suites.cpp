@@ -7,7 +7,9 @@
 
 namespace tilegemm::cli {
 
-std::vector<std::string> suite_names() { return {"square", "unaligned", "skinny", "llm", "longk"}; }
+std::vector<std::string> suite_names() {
+  return {"square", "unaligned", "skinny", "llm", "longk", "fp8"};
+}
 
 std::optional<std::vector<BenchShape>> suite_shapes(const std::string& name) {
   std::vector<BenchShape> all = {{"square", 512, 512, 512},       {"square", 1024, 1024, 1024},
@@ -18,7 +20,14 @@ std::optional<std::vector<BenchShape>> suite_shapes(const std::string& name) {
                                  {"skinny", 128, 4096, 4096},     {"llm", 4096, 11008, 4096},
                                  {"llm", 4096, 4096, 11008},      {"llm", 8192, 8192, 1024},
                                  {"longk", 1024, 1024, 16384}};
+  // fp8's shapes (LLM and DeepSeek-V3 layers, as cuBLASLt's and DeepGEMM's figures name them):
+  // not in "all", which every dtype runs.
   if (name == "all") return all;
+  const std::vector<BenchShape> fp8 = {{"fp8", 4096, 4096, 4096},  {"fp8", 8192, 8192, 8192},
+                                       {"fp8", 4096, 7168, 16384}, {"fp8", 4096, 24576, 1536},
+                                       {"fp8", 8192, 8192, 1024},  {"fp8", 128, 7168, 16384},
+                                       {"fp8", 4096, 4096, 11008}};
+  all.insert(all.end(), fp8.begin(), fp8.end());
   std::vector<BenchShape> out;
   for (const auto& s : all)
     if (s.suite == name) out.push_back(s);

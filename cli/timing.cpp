@@ -7,6 +7,7 @@
 
 #include "cublas_gemm.hpp"
 #include "harness/workload.hpp"
+#include "problem/dtype.hpp"
 
 namespace tilegemm::cli {
 
@@ -33,6 +34,7 @@ double measure_cublas_tflops(GpuTimer& timer, DType dtype, int64_t size) {
   spec.m = spec.n = spec.k = size;
   spec.input_dtype = dtype;
   spec.output_dtype = harness::default_output_dtype(dtype);
+  if (is_fp8(dtype)) spec.layout_b = Layout::col_major;  // cuBLASLt's fp8 takes "TN" alone
   std::unique_ptr<harness::Workload> w;
   if (!harness::Workload::create(spec, true, &w).ok()) return 0.0;
   const GemmProblem p = w->problem();

@@ -8,6 +8,7 @@
 #   SKIP_TESTS=1 scripts/gpu-check.sh           # build + bench only
 #   SKIP_BENCH=1 scripts/gpu-check.sh           # build + tests + checks, no benchmark
 #   BENCH_ARGS="--kernel sm80" scripts/gpu-check.sh   # extra options for every bench run
+#   FP8_BENCH="tensor block" scripts/gpu-check.sh      # fp8 scale modes benched (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}
@@ -18,6 +19,8 @@ BENCH_SUITES=${BENCH_SUITES:-all}
 BENCH_DTYPES=${BENCH_DTYPES:-fp32 bf16 fp16 tf32}
 BENCH_REPS=${BENCH_REPS:-20}
 BENCH_ARGS=${BENCH_ARGS:-}
+FP8_BENCH=${FP8_BENCH-tensor tensor/fast channel block}
+[ -n "${SKIP_BENCH:-}" ] && FP8_BENCH=""
 # Time limits, so that a hung kernel costs minutes, not the machine: per CLI run, per test.
 RUN_TIMEOUT=${RUN_TIMEOUT:-120}
 TEST_TIMEOUT=${TEST_TIMEOUT:-300}
@@ -63,6 +66,10 @@ fi
   tg run 4096 4096 4096 --dtype tf32 --check
   tg run 4095 4097 4093 --dtype fp16 --check
   tg run 1000 1000 1000 --dtype fp16 --layout-a col --bias --activation gelu --beta 1 --check
+  tg run 4096 4096 4096 --dtype fp8 --layout-b col --check
+  tg run 4096 4096 4096 --dtype fp8 --layout-b col --scale-mode tensor --fast-accum --check
+  tg run 4096 7168 16384 --dtype fp8 --layout-b col --scale-mode block --check
+  tg run 4095 4097 4093 --dtype fp8 --dtype-b fp8_e5m2 --scale-mode channel --out-dtype fp32 --check
   # Memory and shared-memory race checks on small problems, every kernel.
   if [ -z "${SKIP_SANITIZER:-}" ] && command -v compute-sanitizer > /dev/null; then
     # "kernel:dtype:extra run options", cases separated by '|' (SANITIZER_CASES overrides).
@@ -74,7 +81,7 @@ fi
     # the general epilogue on 128x256 (its chunks in rounds, C by TMA), 64x128 in clusters
     # of 2 (B multicast into both programs' stages), and in clusters of 2 x 2 (A multicast too;
     # at 130 x 70 the cluster has programs below and right of the matrix).
-    cases=${SANITIZER_CASES:-"naive:bf16:|smem:bf16:|tile2d:bf16:|warptile:fp32:|sm80:bf16:|sm80:tf32:|sm80:fp16:--layout-a col --lda 208 --layout-b col --ldb 72|sm80:bf16:--lda 64 --ldb 136 --config 256x128x32/g8/s4/w8/wt64x64|sm90:bf16:--lda 64 --ldb 136 --ldc 136|sm90:fp16:--layout-a col --lda 200 --layout-b col --ldb 64|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 200 --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 300 --beta 1 --bias --activation gelu --config 128x128x64/g8/s5/w12/wt128x128/pingpong|sm90:bf16:--out-dtype fp32 --lda 64 --ldb 136 --ldc 136 --batch 200 --beta 1 --bias --activation gelu --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 100 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 30 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2x2"}
+    cases=${SANITIZER_CASES:-"naive:bf16:|smem:bf16:|tile2d:bf16:|warptile:fp32:|sm80:bf16:|sm80:tf32:|sm80:fp16:--layout-a col --lda 208 --layout-b col --ldb 72|sm80:bf16:--lda 64 --ldb 136 --config 256x128x32/g8/s4/w8/wt64x64|sm90:bf16:--lda 64 --ldb 136 --ldc 136|sm90:fp16:--layout-a col --lda 200 --layout-b col --ldb 64|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 200 --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 300 --beta 1 --bias --activation gelu --config 128x128x64/g8/s5/w12/wt128x128/pingpong|sm90:bf16:--out-dtype fp32 --lda 64 --ldb 136 --ldc 136 --batch 200 --beta 1 --bias --activation gelu --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 100 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 30 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2x2|sm90:fp8_e4m3:--layout-b col --scale-mode block --batch 40 --beta 1 --bias|sm90:fp8_e4m3:--layout-b col --scale-mode channel --fast-accum --batch 40|sm90:fp8_e5m2:--dtype-b fp8_e4m3 --scale-mode tensor --batch 20 --config 128x128x128/g8/s6/w12/wt64x128/c2"}
     IFS='|' read -r -a case_list <<< "$cases"
     for case in "${case_list[@]}"; do
       IFS=: read -r kernel dtype extra <<< "$case"
@@ -128,19 +135,31 @@ for part in "$OUT"/part-*.csv; do
   if [ $first = 1 ]; then cat "$part"; first=0; else tail -n +2 "$part"; fi
   rm "$part"
 done > "$OUT/bench.csv"
-grep -E "^(square|unaligned|skinny|llm|longk) |geometric|^  [a-z]+ " "$OUT/bench.log" >> "$summary"
+# fp8 against cuBLASLt: the fp8 suite in each scale mode ("tensor/fast": fast accumulation), and
+# the unaligned shapes (which cuBLASLt refuses) with per-tensor scales.
+for mode in $FP8_BENCH; do
+  fast=""; [ "${mode#*/}" = fast ] && fast="--fast-accum"
+  # shellcheck disable=SC2086
+  timeout 300 "$BUILD/tilegemm" bench --suite fp8 --dtype fp8_e4m3 --scale-mode "${mode%/*}" $fast \
+    --reps "$BENCH_REPS" --csv "$OUT/fp8-${mode%/*}${fast:+-fast}.csv" 2>&1 | tee -a "$OUT/bench.log"
+done
+if [ -n "$FP8_BENCH" ]; then
+  timeout 300 "$BUILD/tilegemm" bench --suite unaligned --dtype fp8_e4m3 --scale-mode tensor \
+    --reps "$BENCH_REPS" 2>&1 | tee -a "$OUT/bench.log"
+fi
+grep -E "^(square|unaligned|skinny|llm|longk|fp8) |geometric|^  [a-z0-9]+ |note: cuBLASLt" "$OUT/bench.log" >> "$summary"
 
 python3 bench/plot.py "$OUT/bench.csv" "$OUT/square.png" > /dev/null 2>&1 ||
   echo "plot skipped (needs python3 with matplotlib)" >> "$summary"
 
 # SASS: which instructions the production kernels use, and any local-memory traffic.
 : > "$OUT/sass.txt"
-for unit in warptile sm80_bf16_async sm80_tf32_async sm90_bf16; do
+for unit in warptile sm80_bf16_async sm80_tf32_async sm90_bf16 sm90_fp8_e4m3; do
   obj=$(find "$BUILD" -name "$unit.cu.o" | head -1)
   [ -n "$obj" ] || continue
   cuobjdump --dump-sass "$obj" > "$OUT/sass-$unit.txt" 2>&1
   count() { grep -cE "$1" "$OUT/sass-$unit.txt"; }
-  say "sass $unit: FFMA $(count FFMA), HMMA $(count HMMA), LDSM $(count LDSM), LDGSTS $(count LDGSTS), LDS.128 $(count 'LDS.128'), LDG.E.128 $(count 'LDG.E.128'), HGMMA $(count HGMMA), UTMALDG $(count UTMALDG), LDL/STL $(count 'LDL|STL')"
+  say "sass $unit: FFMA $(count FFMA), HMMA $(count HMMA), LDSM $(count LDSM), LDGSTS $(count LDGSTS), LDS.128 $(count 'LDS.128'), LDG.E.128 $(count 'LDG.E.128'), HGMMA $(count HGMMA), QGMMA $(count QGMMA), UTMALDG $(count UTMALDG), LDL/STL $(count 'LDL|STL')"
   cat "$OUT/sass-$unit.txt" >> "$OUT/sass.txt" && rm "$OUT/sass-$unit.txt"
 done
 gzip -f "$OUT/sass.txt"
