@@ -111,7 +111,17 @@ struct GemmProblem {
   void* stream = nullptr;  // cudaStream_t on the GPU backend; ignored on the CPU backend
 };
 
-enum class StatusCode { ok, invalid_argument, not_supported, no_device, cuda_error };
+// out_of_memory: the host (or, for the library's workspaces, the device) had no memory for the
+// call; internal_error: anything else that went wrong inside the library. No call throws.
+enum class StatusCode {
+  ok,
+  invalid_argument,
+  not_supported,
+  no_device,
+  cuda_error,
+  out_of_memory,
+  internal_error
+};
 
 struct Status {
   StatusCode code = StatusCode::ok;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <new>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -68,6 +70,14 @@ struct Program {
               load_as_float(b.data, b.dtype, b.offset(batch, k0 + kk, col0 + j));
         }
       }
+      if (a.dtype == DType::tf32) {  // TF32 math, as on the GPU: inputs rounded to 10 bits
+        for (int i = 0; i < rows; ++i)
+          for (int kk = 0; kk < depth; ++kk)
+            tile_a[size_t(i) * bk + kk] = round_to_tf32(tile_a[size_t(i) * bk + kk]);
+        for (int kk = 0; kk < depth; ++kk)
+          for (int j = 0; j < cols; ++j)
+            tile_b[size_t(kk) * bn + j] = round_to_tf32(tile_b[size_t(kk) * bn + j]);
+      }
       if (scales.mode != ScaleMode::none) {  // fp8: the values the product uses
         for (int i = 0; i < rows; ++i)
           for (int kk = 0; kk < depth; ++kk)
@@ -95,31 +105,57 @@ struct Program {
 
 }  // namespace
 
-Status run(const GemmProblem& p, const KernelConfig& cfg, int num_threads) {
-  if (p.m == 0 || p.n == 0) return Status::success();
-  if (cfg.block_m <= 0 || cfg.block_n <= 0 || cfg.block_k <= 0 || cfg.group_size_m <= 0) {
-    return {StatusCode::invalid_argument, "config " + to_string(cfg) + " has a non-positive size"};
+std::string config_check(const KernelConfig& c) {
+  const auto within = [](int v) { return v >= 1 && v <= kMaxBlock; };
+  if (!within(c.block_m) || !within(c.block_n) || !within(c.block_k)) {
+    return "config " + to_string(c) + ": the CPU backend takes BLOCK_SIZE_M, BLOCK_SIZE_N and " +
+           "BLOCK_SIZE_K from 1 to " + std::to_string(kMaxBlock);
   }
+  if (c.group_size_m < 1) {
+    return "config " + to_string(c) + ": GROUP_SIZE_M must be >= 1";
+  }
+  return {};
+}
+
+Status run(const GemmProblem& p, const KernelConfig& cfg, int num_threads) {
+  if (std::string why = config_check(cfg); !why.empty()) {
+    return {StatusCode::invalid_argument, why};
+  }
+  if (p.m == 0 || p.n == 0) return Status::success();
   const int64_t tiles = num_tiles(p.m, p.n, cfg.block_m, cfg.block_n);
   const int64_t work = tiles * p.batch_count;
   int threads =
       num_threads > 0 ? num_threads : int(std::max(1u, std::thread::hardware_concurrency()));
   threads = int(std::min<int64_t>(threads, work));
 
-  // Programs are handed out in pid order, as a GPU's block scheduler roughly does.
+  // Programs are handed out in pid order, as a GPU's block scheduler roughly does. A thread that
+  // cannot have its tiles' memory takes no program; the others take them all, or, if none could,
+  // the call reports out_of_memory.
   std::atomic<int64_t> next{0};
   auto worker = [&] {
-    Program program(p, cfg);
-    for (int64_t item = next++; item < work; item = next++) {
-      const int64_t batch = item / tiles, pid = item % tiles;
-      program.run(batch,
-                  grouped_tile_order(pid, p.m, p.n, cfg.block_m, cfg.block_n, cfg.group_size_m));
+    try {
+      Program program(p, cfg);
+      for (int64_t item = next++; item < work; item = next++) {
+        const int64_t batch = item / tiles, pid = item % tiles;
+        program.run(batch,
+                    grouped_tile_order(pid, p.m, p.n, cfg.block_m, cfg.block_n, cfg.group_size_m));
+      }
+    } catch (const std::bad_alloc&) {
+      // Thrown by Program's tiles, before the thread takes a program.
     }
   };
   std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  try {
+    for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  } catch (const std::system_error&) {
+    // Fewer threads than asked for: the ones there are take every program.
+  }
   worker();
   for (auto& t : pool) t.join();
+  if (next.load() < work) {
+    return {StatusCode::out_of_memory,
+            "CPU backend: no host memory for a thread's tiles of config " + to_string(cfg)};
+  }
   return Status::success();
 }
 

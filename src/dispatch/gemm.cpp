@@ -9,21 +9,51 @@
 namespace tilegemm {
 namespace {
 
+// No exception leaves the library: whatever one of its calls throws (host memory it could not
+// have, or anything else) comes back as a Status.
+template <class F>
+Status guarded(const char* call, F&& f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return {StatusCode::out_of_memory, std::string(call) + ": out of host memory"};
+  } catch (const std::exception& e) {
+    return {StatusCode::internal_error, std::string(call) + ": " + e.what()};
+  } catch (...) {
+    return {StatusCode::internal_error, std::string(call) + ": unknown error"};
+  }
+}
+
 // Validation and the backend choice, shared by gemm() and plan(). On the CPU backend fills
 // `report`; `*on_gpu` says which backend it is.
 Status choose_backend(const GemmProblem& problem, const GemmOptions& options, GemmReport* report,
                       bool* on_gpu) {
   if (Status s = validate(problem); !s.ok()) return s;
+  if (int(options.backend) < 0 || int(options.backend) > int(Backend::cpu)) {
+    return {StatusCode::invalid_argument, "options.backend is not a Backend (value " +
+                                              std::to_string(int(options.backend)) + ")"};
+  }
+  if (options.autotune &&
+      (int(*options.autotune) < 0 || int(*options.autotune) > int(AutotunePolicy::always))) {
+    return {StatusCode::invalid_argument, "options.autotune is not an AutotunePolicy (value " +
+                                              std::to_string(int(*options.autotune)) + ")"};
+  }
   Backend backend = options.backend;
   if (backend == Backend::automatic)
     backend = gpu::device_count() > 0 ? Backend::gpu : Backend::cpu;
   *on_gpu = backend == Backend::gpu;
   if (backend == Backend::cpu) {
     if (options.kernel != "auto" && options.kernel != "cpu" && !options.kernel.empty()) {
+      const bool gpu_kernel = gpu::find_kernel(options.kernel) != nullptr;
       return {StatusCode::invalid_argument,
-              "kernel '" + options.kernel + "' is a GPU kernel; the CPU backend takes 'auto'"};
+              "kernel '" + options.kernel + "' " +
+                  (gpu_kernel ? "is a GPU kernel" : "does not exist") +
+                  "; the CPU backend takes 'auto' (or 'cpu')"};
     }
     const KernelConfig config = options.config ? *options.config : cpu::default_config();
+    if (std::string why = cpu::config_check(config); !why.empty()) {
+      return {StatusCode::invalid_argument, why};
+    }
     if (report)
       *report = {Backend::cpu, "cpu", config, options.config ? "given" : "default", "", "", ""};
     return Status::success();
@@ -35,9 +65,7 @@ Status choose_backend(const GemmProblem& problem, const GemmOptions& options, Ge
   return Status::success();
 }
 
-}  // namespace
-
-Status gemm(const GemmProblem& problem, const GemmOptions& options, GemmReport* report) {
+Status gemm_unguarded(const GemmProblem& problem, const GemmOptions& options, GemmReport* report) {
   bool on_gpu = false;
   GemmReport cpu_report;
   if (Status s = choose_backend(problem, options, &cpu_report, &on_gpu); !s.ok()) return s;
@@ -46,14 +74,14 @@ Status gemm(const GemmProblem& problem, const GemmOptions& options, GemmReport* 
   return cpu::run(problem, cpu_report.config);
 }
 
-Status plan(const GemmProblem& problem, const GemmOptions& options, GemmReport* report) {
+Status plan_unguarded(const GemmProblem& problem, const GemmOptions& options, GemmReport* report) {
   bool on_gpu = false;
   if (Status s = choose_backend(problem, options, report, &on_gpu); !s.ok()) return s;
   return on_gpu ? dispatch::plan_on_gpu(problem, options, report) : Status::success();
 }
 
-Status tune(const GemmProblem& problem, const GemmOptions& options, TuneResult* result,
-            const std::function<void(int, int)>& progress) {
+Status tune_unguarded(const GemmProblem& problem, const GemmOptions& options, TuneResult* result,
+                      const std::function<void(int, int)>& progress) {
   if (Status s = validate(problem); !s.ok()) return s;
   if (gpu::device_count() == 0) {
     return {StatusCode::no_device, "tuning needs a CUDA device; none is available"};
@@ -68,6 +96,21 @@ Status tune(const GemmProblem& problem, const GemmOptions& options, TuneResult* 
   }
   autotune::CacheEntry winner;
   return dispatch::tune_problem(copies.problem(), options, result, progress, &winner);
+}
+
+}  // namespace
+
+Status gemm(const GemmProblem& problem, const GemmOptions& options, GemmReport* report) {
+  return guarded("gemm", [&] { return gemm_unguarded(problem, options, report); });
+}
+
+Status plan(const GemmProblem& problem, const GemmOptions& options, GemmReport* report) {
+  return guarded("plan", [&] { return plan_unguarded(problem, options, report); });
+}
+
+Status tune(const GemmProblem& problem, const GemmOptions& options, TuneResult* result,
+            const std::function<void(int, int)>& progress) {
+  return guarded("tune", [&] { return tune_unguarded(problem, options, result, progress); });
 }
 
 }  // namespace tilegemm

@@ -93,6 +93,15 @@ TILEGEMM_HOST_DEVICE inline uint16_t float_to_fp16_bits(float f) {
 #endif
 }
 
+// An fp32 value rounded to TF32's 10 mantissa bits, to nearest with ties to even, as the Hopper
+// tensor cores read tf32 inputs (the CPU backend does the same); NaN and infinities pass.
+TILEGEMM_HOST_DEVICE inline float round_to_tf32(float x) {
+  uint32_t u = float_bits(x);
+  if ((u & 0x7f800000u) == 0x7f800000u) return x;  // inf, NaN
+  u += 0xfffu + ((u >> 13) & 1u);
+  return bits_to_float(u & 0xffffe000u);
+}
+
 TILEGEMM_HOST_DEVICE constexpr bool is_fp8(DType d) {
   return d == DType::fp8_e4m3 || d == DType::fp8_e5m2;
 }

@@ -81,4 +81,39 @@ inline int64_t scale_count_b(const GemmProblem& p) {
   }
 }
 
+// The scales one tile of D (rows [row0, row1), columns [col0, col1)) reads over the whole K loop,
+// for `explain` and its test: A's rows and B's columns (channel), or the column blocks of B and,
+// per K block kb, A's entries kb * M + row0 .. kb * M + row1 - 1 (block).
+struct TileScales {
+  int64_t a_first = 0, a_last = 0;  // A's entries of K block 0 (or the channel's rows)
+  int64_t b_first = 0, b_last = 0;  // B's column blocks (block), or columns (channel)
+  int64_t k_blocks = 0;             // K blocks each tile walks (block)
+  int64_t count = 0;                // scales read in all, A's and B's
+};
+
+inline TileScales tile_scales(ScaleMode mode, int64_t k, int64_t row0, int64_t row1, int64_t col0,
+                              int64_t col1) {
+  TileScales t;
+  switch (mode) {
+    case ScaleMode::tensor:
+      t.count = 2;
+      break;
+    case ScaleMode::channel:
+      t = {row0, row1 - 1, col0, col1 - 1, 0, (row1 - row0) + (col1 - col0)};
+      break;
+    case ScaleMode::block: {
+      t.k_blocks = scale_blocks(k);
+      t.a_first = row0;
+      t.a_last = row1 - 1;
+      t.b_first = col0 / kScaleBlock;
+      t.b_last = (col1 - 1) / kScaleBlock;
+      t.count = t.k_blocks * ((row1 - row0) + (t.b_last - t.b_first + 1));
+      break;
+    }
+    default:
+      break;
+  }
+  return t;
+}
+
 }  // namespace tilegemm

@@ -89,10 +89,12 @@ struct Operand {
 
 // Checks the leading dimension and batch stride, and returns the number of elements from the
 // first element of batch 0 to one past the last element of the last batch entry.
-Status check_extent(const Operand& op, int64_t batch_count, int64_t* span_out) {
-  std::string name = op.name;
+// A leading dimension below the row (or column) length describes no matrix, whether or not the
+// call reads it (as cuBLAS refuses it): checked for every operand, empty ones too.
+Status check_ld(const Operand& op) {
+  const std::string name = op.name;
   if (op.ld < 0) return invalid(name + ".ld must be >= 0 (got " + std::to_string(op.ld) + ")");
-  int64_t min_ld = min_leading_dim(op.layout, op.rows, op.cols);
+  const int64_t min_ld = min_leading_dim(op.layout, op.rows, op.cols);
   if (op.ld != 0 && op.ld < min_ld) {
     return invalid(name + ".ld = " + std::to_string(op.ld) + " is smaller than the " +
                    (op.layout == Layout::row_major ? "row length" : "column length") + " " +
@@ -100,6 +102,12 @@ Status check_extent(const Operand& op, int64_t batch_count, int64_t* span_out) {
                    std::to_string(op.cols) + " " + std::string(to_string(op.layout)) +
                    "-major matrix");
   }
+  return Status::success();
+}
+
+Status check_extent(const Operand& op, int64_t batch_count, int64_t* span_out) {
+  std::string name = op.name;
+  if (Status s = check_ld(op); !s.ok()) return s;
   if (op.batch_stride < 0) {
     return invalid(name + ".batch_stride must be >= 0 (got " + std::to_string(op.batch_stride) +
                    ")");
@@ -130,6 +138,43 @@ ByteRange bytes_of(const void* data, int64_t span, DType dtype) {
   return {begin, begin + static_cast<uintptr_t>(span) * static_cast<uintptr_t>(dtype_size(dtype))};
 }
 
+bool is_known_layout(Layout l) { return l == Layout::row_major || l == Layout::col_major; }
+
+// What every matrix must satisfy whatever the sizes: a Layout, and a leading dimension and batch
+// stride that are not negative.
+Status check_signs(const char* name, Layout layout, int64_t ld, int64_t batch_stride) {
+  const std::string n = name;
+  if (!is_known_layout(layout)) {
+    return invalid(n + ".layout is not a Layout (value " + std::to_string(int(layout)) + ")");
+  }
+  if (ld < 0) return invalid(n + ".ld must be >= 0 (got " + std::to_string(ld) + ")");
+  if (batch_stride < 0) {
+    return invalid(n + ".batch_stride must be >= 0 (got " + std::to_string(batch_stride) + ")");
+  }
+  return Status::success();
+}
+
+// alpha, beta and the leaky_relu slope must be finite numbers: a NaN or an infinity would write
+// NaN or infinities into all of D (for beta even where C is finite), which is never what a call
+// means.
+Status check_scalars(const EpilogueDesc& e) {
+  const auto finite = [](float x) { return x == x && x - x == 0.0f; };
+  const auto text = [](float x) { return x == x ? (x > 0 ? "inf" : "-inf") : "NaN"; };
+  if (!finite(e.alpha))
+    return invalid(std::string("epilogue.alpha must be finite (got ") + text(e.alpha) + ")");
+  if (!finite(e.beta))
+    return invalid(std::string("epilogue.beta must be finite (got ") + text(e.beta) + ")");
+  if (int(e.activation) < 0 || int(e.activation) > int(Activation::silu)) {
+    return invalid("epilogue.activation is not an Activation (value " +
+                   std::to_string(int(e.activation)) + ")");
+  }
+  if (e.activation == Activation::leaky_relu && !finite(e.leaky_relu_slope)) {
+    return invalid(std::string("epilogue.leaky_relu_slope must be finite (got ") +
+                   text(e.leaky_relu_slope) + ")");
+  }
+  return Status::success();
+}
+
 }  // namespace
 
 Status validate(const GemmProblem& p) {
@@ -158,9 +203,25 @@ Status validate(const GemmProblem& p) {
             "epilogue.bias_dtype (" + std::string(to_string(p.epilogue.bias_dtype)) +
                 ") must be fp32 or d.dtype (" + std::string(to_string(p.d.dtype)) + ")"};
   }
-  if (p.epilogue.activation == Activation::leaky_relu &&
-      !(p.epilogue.leaky_relu_slope == p.epilogue.leaky_relu_slope)) {
-    return invalid("epilogue.leaky_relu_slope must be a number (got NaN)");
+  if (Status s = check_scalars(p.epilogue); !s.ok()) return s;
+  if (Status s = check_signs("a", p.a.layout, p.a.ld, p.a.batch_stride); !s.ok()) return s;
+  if (Status s = check_signs("b", p.b.layout, p.b.ld, p.b.batch_stride); !s.ok()) return s;
+  if (reads_c) {
+    if (Status s = check_signs("c", p.c.layout, p.c.ld, p.c.batch_stride); !s.ok()) return s;
+  }
+  if (Status s = check_signs("d", p.d.layout, p.d.ld, p.d.batch_stride); !s.ok()) return s;
+  if (!checked_mul(p.m, p.n) || !checked_mul(p.m, p.k) || !checked_mul(p.k, p.n)) {
+    return invalid("m*n, m*k or k*n overflows 64-bit indexing");
+  }
+  for (const Operand& op : {Operand{"a", p.a.data, p.a.dtype, p.a.layout, p.a.ld, 0, p.m, p.k},
+                            Operand{"b", p.b.data, p.b.dtype, p.b.layout, p.b.ld, 0, p.k, p.n},
+                            Operand{"d", p.d.data, p.d.dtype, p.d.layout, p.d.ld, 0, p.m, p.n}}) {
+    if (Status s = check_ld(op); !s.ok()) return s;
+  }
+  if (reads_c) {
+    if (Status s = check_ld({"c", p.c.data, p.c.dtype, p.c.layout, p.c.ld, 0, p.m, p.n}); !s.ok()) {
+      return s;
+    }
   }
   if (p.m == 0 || p.n == 0) return Status::success();  // nothing to compute or write
 
@@ -170,9 +231,6 @@ Status validate(const GemmProblem& p) {
   if (reads_ab && p.b.data == nullptr) return invalid("b.data is null but k*n > 0");
   if (reads_c && p.c.data == nullptr) return invalid("c.data is null but beta != 0");
   if (p.d.data == nullptr) return invalid("d.data is null but m*n > 0");
-  if (!checked_mul(p.m, p.n) || !checked_mul(p.m, p.k) || !checked_mul(p.k, p.n)) {
-    return invalid("m*n, m*k or k*n overflows 64-bit indexing");
-  }
 
   Operand a{"a", p.a.data, p.a.dtype, p.a.layout, p.a.ld, p.a.batch_stride, p.m, p.k};
   Operand b{"b", p.b.data, p.b.dtype, p.b.layout, p.b.ld, p.b.batch_stride, p.k, p.n};

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gemm_check.hpp"
+#include "problem/scales.hpp"
 
 namespace tilegemm {
 namespace {
@@ -229,6 +230,57 @@ TEST(CpuBackend, Fp8BlockScalesCoverTheDocumentedBlocks) {
       const double b_last = col >= 128 ? 4.0 * 4 : 4.0;      // K block 2: 4 values of K
       EXPECT_EQ(d[row * n + col], 128.0 + a_part + b_last) << row << ", " << col;
     }
+}
+
+}  // namespace
+}  // namespace tilegemm
+
+namespace tilegemm {
+namespace {
+
+// What `explain --scale-mode` prints: the scales one tile reads over its K loop.
+TEST(Fp8Scales, ATileReadsItsRowsAndColumnBlocksAtEveryKBlock) {
+  // Rows [0, 128) and columns [128, 256) over K = 1000 (8 K blocks, the last partial).
+  const TileScales block = tile_scales(ScaleMode::block, 1000, 0, 128, 128, 256);
+  EXPECT_EQ(block.k_blocks, 8);
+  EXPECT_EQ(block.a_first, 0);
+  EXPECT_EQ(block.a_last, 127);
+  EXPECT_EQ(block.b_first, 1);
+  EXPECT_EQ(block.b_last, 1);
+  EXPECT_EQ(block.count, 8 * (128 + 1));
+  // A 64-column tile straddling no block boundary, and one at the matrix's ragged edge.
+  EXPECT_EQ(tile_scales(ScaleMode::block, 128, 256, 300, 192, 256).b_first, 1);
+  EXPECT_EQ(tile_scales(ScaleMode::block, 128, 256, 300, 256, 300).b_last, 2);
+  const TileScales channel = tile_scales(ScaleMode::channel, 1000, 256, 300, 128, 256);
+  EXPECT_EQ(channel.a_first, 256);
+  EXPECT_EQ(channel.a_last, 299);
+  EXPECT_EQ(channel.count, 44 + 128);
+  EXPECT_EQ(tile_scales(ScaleMode::tensor, 1000, 0, 128, 0, 128).count, 2);
+  EXPECT_EQ(tile_scales(ScaleMode::none, 1000, 0, 128, 0, 128).count, 0);
+}
+
+}  // namespace
+}  // namespace tilegemm
+
+namespace tilegemm {
+namespace {
+
+// tf32 on the CPU backend: the inputs rounded to TF32 to nearest, ties to even, as the Hopper
+// kernel's (GPU test Tf32InputsAreRoundedToNearest, whose values these are).
+TEST(CpuBackend, Tf32InputsAreRoundedToNearestEven) {
+  constexpr int64_t kM = 4, kN = 8, kK = 64;
+  const float u = 1.0f / 1024;
+  const float rows[kM] = {1 + 0.75f * u, 1 + 0.5f * u, 1 + 0.25f * u, -(1 + 0.5f * u)};
+  const float expected[kM] = {kK * (1 + u), float(kK), float(kK), -float(kK)};
+  std::vector<float> a(kM * kK), b(kK * kN, 1.0f), d(kM * kN, -1.0f);
+  for (int64_t i = 0; i < kM * kK; ++i) a[i] = rows[i / kK];
+  GemmProblem p;
+  p.m = kM, p.n = kN, p.k = kK;
+  p.a = {a.data(), DType::tf32, Layout::row_major};
+  p.b = {b.data(), DType::tf32, Layout::row_major};
+  p.d = {d.data(), DType::fp32, Layout::row_major};
+  ASSERT_TRUE(gemm(p, cpu_backend()).ok());
+  for (int64_t i = 0; i < kM * kN; ++i) EXPECT_EQ(d[i], expected[i / kN]) << "row " << i / kN;
 }
 
 }  // namespace

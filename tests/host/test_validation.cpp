@@ -293,3 +293,82 @@ TEST(Alignment, VectorLoadsNeedPointerLeadingDimAndBatchStrideOn16Bytes) {
 
 }  // namespace
 }  // namespace tilegemm
+
+namespace tilegemm {
+namespace {
+
+TEST(Validation, ScalarsMustBeFinite) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  expect_rejected([&](HostProblem& h) { h.p.epilogue.alpha = nan; }, StatusCode::invalid_argument,
+                  "epilogue.alpha must be finite (got NaN)");
+  expect_rejected([&](HostProblem& h) { h.p.epilogue.beta = -inf; }, StatusCode::invalid_argument,
+                  "epilogue.beta must be finite (got -inf)");
+  expect_rejected(
+      [&](HostProblem& h) {
+        h.p.epilogue.activation = Activation::leaky_relu;
+        h.p.epilogue.leaky_relu_slope = inf;
+      },
+      StatusCode::invalid_argument, "epilogue.leaky_relu_slope must be finite (got inf)");
+}
+
+TEST(Validation, EnumsOutOfRangeAreRefused) {
+  expect_rejected([](HostProblem& h) { h.p.epilogue.activation = static_cast<Activation>(42); },
+                  StatusCode::invalid_argument,
+                  "epilogue.activation is not an Activation (value 42)");
+  expect_rejected([](HostProblem& h) { h.p.b.layout = static_cast<Layout>(7); },
+                  StatusCode::invalid_argument, "b.layout is not a Layout (value 7)");
+  expect_rejected([](HostProblem& h) { h.p.d.dtype = static_cast<DType>(-1); },
+                  StatusCode::invalid_argument, "d.dtype is not a DType (value -1)");
+}
+
+// A negative leading dimension or batch stride is refused whatever the sizes, K = 0 too.
+TEST(Validation, NegativeLeadingDimensionsAreRefusedWhenNothingIsRead) {
+  expect_rejected(
+      [](HostProblem& h) {
+        h.p.k = 0;
+        h.p.a.ld = -2;
+      },
+      StatusCode::invalid_argument, "a.ld must be >= 0 (got -2)");
+  expect_rejected(
+      [](HostProblem& h) {
+        h.p.m = 0;
+        h.p.d.batch_stride = -5;
+      },
+      StatusCode::invalid_argument, "d.batch_stride must be >= 0 (got -5)");
+}
+
+}  // namespace
+}  // namespace tilegemm
+
+namespace tilegemm {
+namespace {
+
+TEST(Validation, OptionsOutOfRangeAreRefusedAndDIsUntouched) {
+  const auto expect_refused = [](GemmOptions options, const std::string& fragment) {
+    HostProblem h;
+    const std::vector<float> before = h.d;
+    const Status s = gemm(h.p, options);
+    EXPECT_EQ(s.code, StatusCode::invalid_argument) << s.message;
+    EXPECT_NE(s.message.find(fragment), std::string::npos) << s.message;
+    EXPECT_EQ(before, h.d);
+  };
+  GemmOptions o = cpu();
+  o.config = parse_kernel_config("65536x65536x1/g8/s1/w4");
+  expect_refused(o, "the CPU backend takes BLOCK_SIZE_M, BLOCK_SIZE_N and BLOCK_SIZE_K from 1 to");
+  o.config = parse_kernel_config("64x64x64/g8/s1/w4");
+  o.config->group_size_m = 0;
+  expect_refused(o, "GROUP_SIZE_M must be >= 1");
+  o = cpu();
+  o.kernel = "bogus";
+  expect_refused(o, "kernel 'bogus' does not exist");
+  o = cpu();
+  o.backend = static_cast<Backend>(9);
+  expect_refused(o, "options.backend is not a Backend (value 9)");
+  o = cpu();
+  o.autotune = static_cast<AutotunePolicy>(-3);
+  expect_refused(o, "options.autotune is not an AutotunePolicy (value -3)");
+}
+
+}  // namespace
+}  // namespace tilegemm
