@@ -50,6 +50,10 @@ std::vector<BenchShape> shapes_option(const std::string& suite, const std::strin
 // with the library's own message.
 void check_types(DType input, DType input_b, DType output);
 
+// A library message with the CLI's names for the problem's fields: "a.ld = 3 ..." becomes
+// "--lda (a.ld) = 3 ...", "epilogue.alpha" "--alpha (epilogue.alpha)", and so on.
+std::string with_option_names(const std::string& message);
+
 // Picks the backend for a command: GPU when present (or asked), else the CPU backend with a note
 // on stderr. Fails when the GPU is asked for and absent.
 bool use_gpu(Backend asked);

@@ -4,9 +4,12 @@
 // the L2 argument in numbers: how many A row-blocks and B column-blocks a wave of programs that
 // run at the same time touches, in row-major and in grouped order.
 #include <algorithm>
+#include <climits>
 #include <cstdio>
+#include <optional>
 
 #include "commands.hpp"
+#include "problem/scales.hpp"
 #include "schedule/tail_split.hpp"
 #include "schedule/tile_order.hpp"
 #include "schedule/wave_traffic.hpp"
@@ -16,7 +19,7 @@ namespace {
 
 struct ExplainOptions {
   int64_t m = 0, n = 0, k = 0;
-  std::string block = "128x64x32", order = "grouped", dtype = "fp16";
+  std::string block = "128x64x32", order = "grouped", dtype = "fp16", scale_mode = "none";
   int64_t group = 8, pid = 0, wave = 0;
   bool choice = false;
 };
@@ -52,6 +55,34 @@ void print_config_choice(const ExplainOptions& o, DType dtype) {
   if (!report.aligned_copies.empty()) std::printf("  note: %s\n", report.aligned_copies.c_str());
 }
 
+// The fp8 scales the traced program reads (tilegemm.hpp's ScaleMode, problem/scales.hpp).
+void print_tile_scales(const ExplainOptions& o, ScaleMode mode, int64_t r0, int64_t r1, int64_t c0,
+                       int64_t c1, int64_t bk) {
+  const TileScales t = tile_scales(mode, o.k, r0, r1, c0, c1);
+  const auto range = [](int64_t first, int64_t last) {
+    return "[" + std::to_string(first) + ", " + std::to_string(last + 1) + ")";
+  };
+  std::printf("\nscales (fp8, --scale-mode %s) this program reads:\n", o.scale_mode.c_str());
+  if (mode == ScaleMode::tensor) {
+    std::printf("  scale_a[0] and scale_b[0], once, on the accumulators after the K loop\n");
+  } else if (mode == ScaleMode::channel) {
+    std::printf(
+        "  scale_a[m] for rows m in %s and scale_b[n] for columns n in %s: %lld values,\n"
+        "  on the accumulators after the K loop (acc[m][n] *= scale_a[m] * scale_b[n])\n",
+        range(t.a_first, t.a_last).c_str(), range(t.b_first, t.b_last).c_str(), (long long)t.count);
+  } else {
+    std::printf(
+        "  A (1 x 128 blocks): scale_a[kb * %lld + m] for rows m in %s\n"
+        "  B (128 x 128 blocks): scale_b[nb * %lld + kb] for column blocks nb in %s\n"
+        "  for each K block kb in [0, %lld): %lld values in all. The K step of BLOCK_SIZE_K=%lld\n"
+        "  that covers kb multiplies its promoted sums by them (sm90: each consumer thread loads\n"
+        "  those of its two rows per m64 tile and of its 64-column units)\n",
+        (long long)o.m, range(t.a_first, t.a_last).c_str(), (long long)t.k_blocks,
+        range(t.b_first, t.b_last).c_str(), (long long)t.k_blocks, (long long)t.count,
+        (long long)bk);
+  }
+}
+
 TileCoord tile_of(int64_t pid, const ExplainOptions& o, int64_t bm, int64_t bn, bool grouped) {
   return grouped ? grouped_tile_order(pid, o.m, o.n, bm, bn, o.group)
                  : row_major_tile_order(pid, o.n, bn);
@@ -80,17 +111,43 @@ std::string human_bytes(double bytes) {
   return buf;
 }
 
+// Programs in one wave at the most: the L2 model walks each wave's programs.
+constexpr int64_t kMaxWave = 65536;
+
 void explain_command(const ExplainOptions& o) {
   std::string error;
   auto block = parse_kernel_config(o.block, &error);
   if (!block) fail("--block '" + o.block + "' must be BMxBNxBK, e.g. 128x64x32");
   const int64_t bm = block->block_m, bn = block->block_n, bk = block->block_k;
   if (o.m <= 0 || o.n <= 0 || o.k <= 0) fail("M, N and K must be > 0");
+  // explain counts tiles, K steps and bytes in 64 bits (and a number past 2^63 - 1 reaches here
+  // as 2^63 - 1).
+  constexpr int64_t kMaxExtent = int64_t(1) << 40;
+  if (o.m > kMaxExtent || o.n > kMaxExtent || o.k > kMaxExtent) {
+    fail("M, N and K must be at most 2^40 (got " + std::to_string(o.m) + " x " +
+         std::to_string(o.n) + " x " + std::to_string(o.k) + ")");
+  }
+  if (bm <= 0 || bn <= 0 || bk <= 0) fail("--block '" + o.block + "': sizes must be > 0");
   if (o.group <= 0) fail("--group must be > 0 (got " + std::to_string(o.group) + ")");
+  if (o.wave < 0 || o.wave > kMaxWave) {
+    fail("--wave must be from 1 to " + std::to_string(kMaxWave) + " (got " +
+         std::to_string(o.wave) + "; 0: the default)");
+  }
+  // The grid must be countable: programs (and every pid) in 64 bits, with room for the L2
+  // model's sums.
+  if (cdiv(o.m, bm) > (int64_t(1) << 40) / cdiv(o.n, bn)) {
+    fail("M x N in tiles of " + std::to_string(bm) + "x" + std::to_string(bn) +
+         " is more than 2^40 programs: choose a larger --block");
+  }
   if (o.order != "grouped" && o.order != "row")
     fail("--order '" + o.order + "' must be grouped or row");
   const bool grouped = o.order == "grouped";
   const DType dtype = dtype_option("--dtype", o.dtype);
+  const std::optional<ScaleMode> parsed_mode = parse_scale_mode(o.scale_mode);
+  if (!parsed_mode) {
+    fail("--scale-mode '" + o.scale_mode + "' is not a scale mode (none, tensor, channel, block)");
+  }
+  const ScaleMode scale_mode = *parsed_mode;
   const int64_t programs = num_tiles(o.m, o.n, bm, bn);
   if (o.pid < 0 || o.pid >= programs) {
     fail("--pid " + std::to_string(o.pid) + " is outside the grid of " + std::to_string(programs) +
@@ -184,12 +241,17 @@ void explain_command(const ExplainOptions& o) {
       "A row-block is %lld x %lld, each B column-block %lld x %lld\n",
       (long long)wave, o.dtype.c_str(), elem, (long long)bm, (long long)o.k, (long long)o.k,
       (long long)bn);
-  std::printf("  %-8s %-28s %-28s %s\n", "order", "first wave: A blocks/B blocks",
-              "bytes from memory", "mean over all waves");
+  // The mean over the waves takes the first waves of up to 2^21 programs in all, so that a grid
+  // of billions of programs is explained in a moment.
+  const int64_t counted = std::clamp<int64_t>((int64_t(1) << 21) / wave, 1, waves);
+  std::printf(
+      "  %-8s %-28s %-28s %s\n", "order", "first wave: A blocks/B blocks", "bytes from memory",
+      counted < waves ? ("mean over the first " + std::to_string(counted) + " waves").c_str()
+                      : "mean over all waves");
   for (bool g : {false, true}) {
     const WaveTraffic first = wave_traffic(o, bm, bn, g, 0, wave, elem);
     double total = 0;
-    for (int64_t w = 0; w < waves; ++w) {
+    for (int64_t w = 0; w < counted; ++w) {
       total +=
           wave_traffic(o, bm, bn, g, w * wave, std::min(wave, programs - w * wave), elem).bytes;
     }
@@ -197,7 +259,7 @@ void explain_command(const ExplainOptions& o) {
         "  %-8s %-28s %-28s %s\n", g ? "grouped" : "row",
         (std::to_string(first.blocks.row_blocks) + " / " + std::to_string(first.blocks.col_blocks))
             .c_str(),
-        human_bytes(first.bytes).c_str(), human_bytes(total / double(waves)).c_str());
+        human_bytes(first.bytes).c_str(), human_bytes(total / double(counted)).c_str());
   }
   std::printf(
       "  (grouped uses GROUP_SIZE_M=%lld; fewer distinct blocks per wave = more reuse in "
@@ -209,7 +271,10 @@ void explain_command(const ExplainOptions& o) {
       (long long)l2_group_size(o.m, o.n, bm, bn, wave, o.group));
   // A partial last round of a persistent grid (one program per SM): how the sm90 kernel would
   // share it out (schedule/tail_split.hpp).
-  if (const int64_t last = programs % wave; programs > wave && last != 0) {
+  // The model walks every split of a tile's K steps: taken for K loops a kernel can run (the
+  // sm90 kernel counts them in 32 bits).
+  if (const int64_t last = programs % wave;
+      programs > wave && last != 0 && cdiv(o.k, bk) <= INT32_MAX) {
     const int64_t k_steps = cdiv(o.k, bk);
     const TailSplit split = plan_tail_split(programs, wave, k_steps);
     std::printf("\nlast round: %lld tiles for %lld programs of a persistent grid; ",
@@ -226,6 +291,7 @@ void explain_command(const ExplainOptions& o) {
           split.head_steps, (long long)k_steps - 1, split.helpers - 1, split.tails_per_helper);
     }
   }
+  if (scale_mode != ScaleMode::none) print_tile_scales(o, scale_mode, r0, r1, c0, c1, bk);
   if (o.choice) print_config_choice(o, dtype);
 }
 
@@ -245,6 +311,9 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--order", o.order, "grouped or row")->capture_default_str();
   cmd->add_option("--wave", o.wave, "programs running at once (default: the GPU's SMs, else 132)");
   cmd->add_option("--dtype", o.dtype, "element type for the byte counts")->capture_default_str();
+  cmd->add_option("--scale-mode", o.scale_mode,
+                  "fp8: also show the scales the program reads (tensor, channel, block)")
+      ->capture_default_str();
   cmd->add_flag("--choice", o.choice,
                 "also say which kernel and config gemm() would run for this shape and dtype, "
                 "where the config comes from (heuristic, cache) and its tuning key");

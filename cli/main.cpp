@@ -1,7 +1,11 @@
 // tilegemm: run, time, check and explain GEMMs from the command line.
 #include <cstdio>
+#include <exception>
 #include <fstream>
+#include <new>
+#include <regex>
 #include <sstream>
+#include <utility>
 
 #include "commands.hpp"
 #include "tune/autotuner.hpp"
@@ -108,6 +112,27 @@ void check_types(DType input, DType input_b, DType output) {
   if (Status s = validate(types); !s.ok()) fail(s.message);
 }
 
+std::string with_option_names(const std::string& message) {
+  // Field -> the option that sets it (run, bench and tune take these).
+  static const std::pair<std::regex, const char*> kOptions[] = {
+      {std::regex(R"((^|[^.\w])(a\.ld)\b)"), "$1--lda ($2)"},
+      {std::regex(R"((^|[^.\w])(b\.ld)\b)"), "$1--ldb ($2)"},
+      {std::regex(R"((^|[^.\w])([cd]\.ld)\b)"), "$1--ldc ($2)"},
+      {std::regex(R"((^|[^.\w])(batch_count)\b)"), "$1--batch ($2)"},
+      {std::regex(R"((^|[^.\w])(a\.dtype)\b)"), "$1--dtype ($2)"},
+      {std::regex(R"((^|[^.\w])(b\.dtype)\b)"), "$1--dtype-b ($2)"},
+      {std::regex(R"((^|[^.\w])(d\.dtype)\b)"), "$1--out-dtype ($2)"},
+      {std::regex(R"((^|[^.\w])(epilogue\.alpha)\b)"), "$1--alpha ($2)"},
+      {std::regex(R"((^|[^.\w])(epilogue\.beta)\b)"), "$1--beta ($2)"},
+      {std::regex(R"((^|[^.\w])(epilogue\.leaky_relu_slope)\b)"),
+       "$1--activation leaky_relu:SLOPE ($2)"},
+      {std::regex(R"((^|[^.\w])(scales\.mode)\b)"), "$1--scale-mode ($2)"},
+  };
+  std::string out = message;
+  for (const auto& [field, option] : kOptions) out = std::regex_replace(out, field, option);
+  return out;
+}
+
 bool use_gpu(Backend asked) {
   const bool have_gpu = !devices().empty();
   if (asked == Backend::gpu && !have_gpu) {
@@ -142,6 +167,12 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kExitError;
   } catch (const CommandExit& f) {
     return f.exit_code;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "tilegemm: error: out of host memory\n");
+    return kExitError;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tilegemm: error: %s\n", e.what());
+    return kExitError;
   }
   return 0;
 }

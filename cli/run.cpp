@@ -64,18 +64,38 @@ void run_command(const RunOptions& o) {
   options.aligned_copies = !o.no_aligned_copies;
   if (spec.m < 0 || spec.n < 0 || spec.k < 0) fail("M, N and K must be >= 0");
   if (spec.batch_count < 1) fail("--batch must be >= 1");
+  if (o.reps < 0) fail("--reps must be >= 1 (or 0: the default)");
 
-  // Validate the problem's shape and types before drawing any data (on a null-pointer stand-in).
+  // The problem, the options and the memory it needs are checked before any data is drawn
+  // (Workload::create checks them again, and allocates nothing when they fail).
   const bool gpu = use_gpu(options.backend);
   options.backend = gpu ? Backend::gpu : Backend::cpu;
   check_types(spec.input_dtype, spec.input_dtype_b.value_or(spec.input_dtype), spec.output_dtype);
+  if (Status s = harness::Workload::check_spec(spec); !s.ok()) fail(with_option_names(s.message));
+  if (!gpu) {
+    GemmProblem empty;  // the options' checks alone (a problem without sizes is valid)
+    if (Status s = plan(empty, options, nullptr); !s.ok()) fail(with_option_names(s.message));
+    const KernelConfig& c = options.config ? *options.config : KernelConfig{};
+    if (options.config && (c.num_stages != 1 || c.warp_m != 0 || c.cluster_m * c.cluster_n != 1 ||
+                           c.schedule != KernelSchedule::cooperative)) {
+      std::fprintf(stderr,
+                   "note: the CPU backend reads BLOCK_SIZE_M, _N, _K and GROUP_SIZE_M of --config; "
+                   "num_stages, num_warps, the warp tile, cluster and schedule are the GPU "
+                   "kernels'\n");
+    }
+    if (options.autotune && *options.autotune != AutotunePolicy::off) {
+      std::fprintf(stderr, "note: --autotune: the CPU backend does not tune\n");
+    }
+  }
   std::unique_ptr<harness::Workload> workload;
-  if (Status s = harness::Workload::create(spec, gpu, &workload); !s.ok()) fail(s.message);
+  if (Status s = harness::Workload::create(spec, gpu, &workload); !s.ok()) {
+    fail(with_option_names(s.message));
+  }
   const GemmProblem problem = workload->problem();
 
   // First call: validates, picks the kernel (tuning, if asked), warms up.
   GemmReport report;
-  if (Status s = gemm(problem, options, &report); !s.ok()) fail(s.message);
+  if (Status s = gemm(problem, options, &report); !s.ok()) fail(with_option_names(s.message));
   if (Status s = workload->fetch_output(); !s.ok()) fail(s.message);
   options = timed_options(options);
 
@@ -168,7 +188,11 @@ void run_command(const RunOptions& o) {
                 report.config_source.empty() ? "" : "  from: ", report.config_source.c_str());
     if (!report.kernel_note.empty()) std::printf("note: %s\n", report.kernel_note.c_str());
     if (!report.aligned_copies.empty()) std::printf("note: %s\n", report.aligned_copies.c_str());
-    std::printf("time: %.4f ms (median of %d)  %.2f TFLOP/s\n", ms, reps, tflops);
+    if (gpu) {
+      std::printf("time: %.4f ms (median of %d)  %.2f TFLOP/s\n", ms, reps, tflops);
+    } else {
+      std::printf("time: %.4f ms (median of %d)  %.2f GFLOP/s\n", ms, reps, tflops * 1e3);
+    }
     if (o.check) {
       std::printf(
           "check: relative error %.3e vs float64 reference (%lld of %lld rows), "

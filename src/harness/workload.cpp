@@ -1,11 +1,15 @@
 #include "harness/workload.hpp"
 
 #include <cuda_runtime.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <limits>
+#include <new>
 #include <numeric>
 #include <random>
 
@@ -68,6 +72,20 @@ std::vector<uint8_t> random_scales(int64_t count, uint64_t seed) {
 
 void free_device(void* p) { cudaFree(p); }
 
+// The host memory this process may use: the machine's, or its cgroup's limit where lower; 0 when
+// neither can be read.
+double host_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  double bytes = pages > 0 && page > 0 ? double(pages) * double(page) : 0.0;
+  for (const char* path :
+       {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream in(path);
+    double limit = 0;
+    if (in >> limit && limit > 0 && (bytes == 0 || limit < bytes)) bytes = limit;
+  }
+  return bytes;
+}
+
 const void* scale_or_null(const std::vector<uint8_t>& scales) {
   return scales.empty() ? nullptr : scales.data();
 }
@@ -107,7 +125,60 @@ DType default_output_dtype(DType input_dtype) {
 
 Workload::Workload(const WorkloadSpec& spec, bool on_gpu) : spec_(spec), on_gpu_(on_gpu) {}
 
+double Workload::host_bytes(const WorkloadSpec& s) {
+  // A matrix's batch entries are packed: ld * lines each (negative values count as nothing).
+  const auto matrix = [&](Layout layout, double rows, double cols, double ld, DType dtype) {
+    const double lines = layout == Layout::row_major ? rows : cols;
+    const double length = layout == Layout::row_major ? cols : rows;
+    const double stride = (ld > 0 ? ld : std::max(length, 1.0)) * lines;
+    return std::max(stride, 0.0) * std::max(double(s.batch_count), 1.0) * dtype_size(dtype);
+  };
+  const double m = double(s.m), n = double(s.n), k = double(s.k);
+  const Layout c_layout =
+      s.c_transposed ? (s.layout_c == Layout::row_major ? Layout::col_major : Layout::row_major)
+                     : s.layout_c;
+  double bytes = matrix(s.layout_a, m, k, double(s.lda), s.input_dtype) +
+                 matrix(s.layout_b, k, n, double(s.ldb), s.input_dtype_b.value_or(s.input_dtype)) +
+                 matrix(c_layout, m, n, s.c_transposed ? 0.0 : double(s.ldc), s.output_dtype) +
+                 matrix(s.layout_c, m, n, double(s.ldc), s.output_dtype);
+  if (s.bias) bytes += n * dtype_size(s.output_dtype);
+  if (s.scale_mode == ScaleMode::block) bytes += 4.0 * (m + n) * std::ceil(k / kScaleBlock);
+  if (s.scale_mode == ScaleMode::channel) bytes += 4.0 * (m + n);
+  return bytes;
+}
+
+Status Workload::check_spec(const WorkloadSpec& s) {
+  const double bytes = host_bytes(s), available = host_memory_bytes();
+  if (available > 0 && bytes > 0.9 * available) {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "the problem's A, B, C and D take %.3g GB of host memory; this machine has "
+                  "%.3g GB",
+                  bytes / 1e9, available / 1e9);
+    return {StatusCode::out_of_memory, text};
+  }
+  // The problem over stand-in addresses 2^56 bytes apart (farther than any buffer that passed the
+  // check above reaches), never read.
+  const auto at = [](uintptr_t i) { return reinterpret_cast<void*>(i << 56); };
+  Workload stand_in(s, false);
+  const GemmProblem p = stand_in.problem_over(at(1), at(2), s.in_place ? at(4) : at(3), at(4),
+                                              s.bias ? at(5) : nullptr,
+                                              s.scale_mode != ScaleMode::none ? at(6) : nullptr,
+                                              s.scale_mode != ScaleMode::none ? at(7) : nullptr);
+  return validate(p);
+}
+
 Status Workload::create(const WorkloadSpec& spec, bool on_gpu, std::unique_ptr<Workload>* out) {
+  if (Status st = check_spec(spec); !st.ok()) return st;
+  try {
+    return create_checked(spec, on_gpu, out);
+  } catch (const std::bad_alloc&) {
+    return {StatusCode::out_of_memory, "out of host memory for the problem's buffers"};
+  }
+}
+
+Status Workload::create_checked(const WorkloadSpec& spec, bool on_gpu,
+                                std::unique_ptr<Workload>* out) {
   std::unique_ptr<Workload> w(new Workload(spec, on_gpu));
   const WorkloadSpec& s = spec;
   const int64_t batches = s.batch_count;

@@ -40,8 +40,15 @@ using DeviceBuffer = std::unique_ptr<void, void (*)(void*)>;
 class Workload {
  public:
   // Draws the inputs (standard normal, rounded to their dtype) and, when `on_gpu`, copies them
-  // to the device. D starts poisoned with NaN.
+  // to the device. D starts poisoned with NaN. Before any buffer exists, the problem is validated
+  // (over stand-in addresses) and its host memory checked against the machine's: a bad spec, or
+  // one larger than memory, comes back as a Status and allocates nothing.
   static Status create(const WorkloadSpec& spec, bool on_gpu, std::unique_ptr<Workload>* out);
+  // The checks create() makes first.
+  static Status check_spec(const WorkloadSpec& spec);
+  // Bytes of host memory the workload's buffers take (A, B, C, D, the bias, the scales), counted
+  // in double so that no size overflows it.
+  static double host_bytes(const WorkloadSpec& spec);
 
   const WorkloadSpec& spec() const { return spec_; }
   bool on_gpu() const { return on_gpu_; }
@@ -60,6 +67,8 @@ class Workload {
 
  private:
   explicit Workload(const WorkloadSpec& spec, bool on_gpu);
+  static Status create_checked(const WorkloadSpec& spec, bool on_gpu,
+                               std::unique_ptr<Workload>* out);
   GemmProblem problem_over(const void* a, const void* b, const void* c, void* d, const void* bias,
                            const void* scale_a, const void* scale_b) const;
   // C's layout and leading dimension (c_transposed: the other layout, packed).

@@ -102,6 +102,21 @@ TEST(CliExplain, ChoiceSaysWhatGemmWouldRun) {
   EXPECT_NE(r.output.find(" from: "), std::string::npos) << r.output;
 }
 
+TEST(CliExplain, ShowsTheFp8ScalesAProgramReads) {
+  // 300 x 400 in 128 x 128 tiles: program 3 of the grouped order is pid_m 0, pid_n 1.
+  const Result r = run_cli("explain 300 400 1000 --block 128x128x128 --pid 3 --scale-mode block");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("scale_a[kb * 300 + m] for rows m in [0, 128)"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("scale_b[nb * 8 + kb] for column blocks nb in [1, 2)"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("1032 values in all"), std::string::npos) << r.output;
+  const Result bad = run_cli("explain 300 400 1000 --scale-mode rows");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.output.find("--scale-mode 'rows' is not a scale mode"), std::string::npos)
+      << bad.output;
+}
+
 TEST(CliExplain, BadArgumentsNameTheOption) {
   Result r = run_cli("explain 1024 768 128 --block 128x64 --pid 0");
   EXPECT_EQ(r.exit_code, 2);
@@ -132,10 +147,41 @@ TEST(CliRun, BadOptionValuesAreNamed) {
       {"run 8 8 8 --activation leaky_relu:abc", "slope 'abc' is not a number"},
       {"run 8 8 8 --backend tpu", "--backend 'tpu' is not a backend"},
       {"run 8 8 8 --config 128x128", "--config: config '128x128'"},
-      {"run 8 8 8 --lda 3 --backend cpu", "a.ld = 3 is smaller than the row length 8"},
+      {"run 8 8 8 --lda 3 --backend cpu", "--lda (a.ld) = 3 is smaller than the row length 8"},
       {"run -5 8 8 --backend cpu", "M, N and K must be >= 0"},
       {"run 8 8 8 --backend cpu --kernel warptile", "is a GPU kernel"},
   });
+}
+
+// Invocations that once aborted, ran for minutes or were accepted: each now fails at once with
+// the option named, before any buffer of the problem's size exists.
+TEST(CliRun, BadInputsFailFastBeforeAnyLargeAllocation) {
+  expect_errors({
+      {"run 8 8 8 --ldb -1 --backend cpu", "--ldb (b.ld) must be >= 0 (got -1)"},
+      {"run 8 8 0 --lda -2 --backend cpu", "--lda (a.ld) must be >= 0 (got -2)"},
+      {"run 8 8 8 --lda 100000000000 --backend cpu", "GB of host memory; this machine has"},
+      {"run 4000000000 4000000000 1 --backend cpu", "GB of host memory; this machine has"},
+      {"run 100000 100000 100000 --backend cpu", "GB of host memory; this machine has"},
+      {"run 8 8 8 --batch 1000000000000 --backend cpu", "GB of host memory; this machine has"},
+      {"run 8 8 8 --backend cpu --config 2147483647x2147483647x2147483647",
+       "the CPU backend takes BLOCK_SIZE_M, BLOCK_SIZE_N and BLOCK_SIZE_K from 1 to 1024"},
+      {"run 8 8 8 --backend cpu --config 65536x65536x1", "from 1 to 1024"},
+      {"run 8 8 8 --backend cpu --alpha nan", "--alpha (epilogue.alpha) must be finite (got NaN)"},
+      {"run 8 8 8 --backend cpu --beta inf", "--beta (epilogue.beta) must be finite (got inf)"},
+      {"run 8 8 8 --backend cpu --reps -1", "--reps must be >= 1"},
+      {"run 8 8 8 --backend cpu --kernel bogus", "kernel 'bogus' does not exist"},
+      {"explain 64 64 64 --wave -5", "--wave must be from 1 to 65536 (got -5"},
+      {"explain 1099511627776 1099511627776 1 --block 1x1x1", "more than 2^40 programs"},
+      {"explain 99999999999999999999 8 8", "M, N and K must be at most 2^40"},
+      {"explain 8 8 99999999999999999999 --block 1x1x1", "M, N and K must be at most 2^40"},
+  });
+}
+
+TEST(CliExplain, AGridOfBillionsOfProgramsIsExplainedQuickly) {
+  // 3.9e9 programs: the L2 model's mean takes the first waves (their programs walked once).
+  const Result r = run_cli("explain 1000000 1000000 1 --block 16x16x1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("mean over the first"), std::string::npos) << r.output;
 }
 
 TEST(CliRun, CpuBackendChecksAgainstTheReference) {
