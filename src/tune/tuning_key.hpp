@@ -5,7 +5,7 @@
 //   alignment class: whether A, B and D rows are 16-byte aligned (the copy path a kernel takes),
 //     and whether A's and B's lines are off 128-byte boundaries (each box row of a tile then
 //     reads two L2 lines, which a cluster's multicast halves)
-//   epilogue kind: beta != 0, bias, activation
+//   epilogue kind: beta != 0, bias, activation (and for fp8 the scale mode and accumulation)
 //   the kernel asked for ("auto" or a name)
 //   the GPU (name and SM count) and the library version -- these name the cache file, and the
 //   string form carries them too
@@ -31,7 +31,9 @@ struct TuningKey {
   // bit 0: A rows 16-byte aligned, bit 1: B, bit 2: D; bit 3: A's lines not 128 bytes apart,
   // bit 4: B's (set where lines are off L2 lines, so that the usual key reads "al7")
   uint8_t aligned = 0;
-  uint8_t epilogue = 0;  // bit 0: beta != 0, bit 1: bias, bits 2..: activation
+  // bit 0: beta != 0, bit 1: bias, bits 2-4: activation, 5-6: fp8 scale mode, 7: fp8 fast
+  // accumulation
+  uint8_t epilogue = 0;
   std::string kernel = "auto";
   int device = 0;  // CUDA ordinal (the in-memory cache spans devices; files are per GPU type)
 
