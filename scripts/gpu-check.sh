@@ -143,6 +143,13 @@ for mode in $FP8_BENCH; do
   timeout 300 "$BUILD/tilegemm" bench --suite fp8 --dtype fp8_e4m3 --scale-mode "${mode%/*}" $fast \
     --reps "$BENCH_REPS" --csv "$OUT/fp8-${mode%/*}${fast:+-fast}.csv" 2>&1 | tee -a "$OUT/bench.log"
 done
+# One CSV for fp8 (the files that come back from a lent machine are few).
+first=1
+for part in "$OUT"/fp8-*.csv; do
+  [ -e "$part" ] || continue
+  if [ $first = 1 ]; then cat "$part"; first=0; else tail -n +2 "$part"; fi
+  rm "$part"
+done > "$OUT/fp8.csv"
 if [ -n "$FP8_BENCH" ]; then
   timeout 300 "$BUILD/tilegemm" bench --suite unaligned --dtype fp8_e4m3 --scale-mode tensor \
     --reps "$BENCH_REPS" 2>&1 | tee -a "$OUT/bench.log"
