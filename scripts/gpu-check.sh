@@ -28,6 +28,15 @@ tg() { timeout "$RUN_TIMEOUT" "$BUILD/tilegemm" "$@"; }
 summary="$OUT/summary.txt"
 : > "$summary"
 say() { echo "$@" | tee -a "$summary"; }
+# merge_csvs PREFIX OUT: the CSVs PREFIX*.csv into OUT under one header, the parts removed.
+merge_csvs() {
+  local first=1 part
+  for part in "$1"*.csv; do
+    [ -e "$part" ] || continue
+    if [ $first = 1 ]; then cat "$part"; first=0; else tail -n +2 "$part"; fi
+    rm "$part"
+  done > "$2"
+}
 
 say "== $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null | tee -a "$summary"
@@ -129,12 +138,7 @@ for dtype in $BENCH_DTYPES; do
       $BENCH_ARGS --csv "$OUT/part-$dtype-$suite.csv" 2>&1 | tee -a "$OUT/bench.log"
   done
 done
-first=1
-for part in "$OUT"/part-*.csv; do
-  [ -e "$part" ] || continue
-  if [ $first = 1 ]; then cat "$part"; first=0; else tail -n +2 "$part"; fi
-  rm "$part"
-done > "$OUT/bench.csv"
+merge_csvs "$OUT"/part- "$OUT/bench.csv"
 # fp8 against cuBLASLt: the fp8 suite in each scale mode ("tensor/fast": fast accumulation), and
 # the unaligned shapes (which cuBLASLt refuses) with per-tensor scales.
 for mode in $FP8_BENCH; do
@@ -143,13 +147,7 @@ for mode in $FP8_BENCH; do
   timeout 300 "$BUILD/tilegemm" bench --suite fp8 --dtype fp8_e4m3 --scale-mode "${mode%/*}" $fast \
     --reps "$BENCH_REPS" --csv "$OUT/fp8-${mode%/*}${fast:+-fast}.csv" 2>&1 | tee -a "$OUT/bench.log"
 done
-# One CSV for fp8 (the files that come back from a lent machine are few).
-first=1
-for part in "$OUT"/fp8-*.csv; do
-  [ -e "$part" ] || continue
-  if [ $first = 1 ]; then cat "$part"; first=0; else tail -n +2 "$part"; fi
-  rm "$part"
-done > "$OUT/fp8.csv"
+merge_csvs "$OUT"/fp8- "$OUT/fp8.csv"  # one file: a lent machine returns few
 if [ -n "$FP8_BENCH" ]; then
   timeout 300 "$BUILD/tilegemm" bench --suite unaligned --dtype fp8_e4m3 --scale-mode tensor \
     --reps "$BENCH_REPS" 2>&1 | tee -a "$OUT/bench.log"

@@ -90,10 +90,10 @@ struct Operand {
 // Checks the leading dimension and batch stride, and returns the number of elements from the
 // first element of batch 0 to one past the last element of the last batch entry.
 // A leading dimension below the row (or column) length describes no matrix, whether or not the
-// call reads it (as cuBLAS refuses it): checked for every operand, empty ones too.
+// call reads it (as cuBLAS refuses it): checked for every operand, empty ones too, once
+// check_signs has refused a negative one.
 Status check_ld(const Operand& op) {
   const std::string name = op.name;
-  if (op.ld < 0) return invalid(name + ".ld must be >= 0 (got " + std::to_string(op.ld) + ")");
   const int64_t min_ld = min_leading_dim(op.layout, op.rows, op.cols);
   if (op.ld != 0 && op.ld < min_ld) {
     return invalid(name + ".ld = " + std::to_string(op.ld) + " is smaller than the " +
@@ -105,13 +105,9 @@ Status check_ld(const Operand& op) {
   return Status::success();
 }
 
+// The leading dimension and batch stride were checked before (check_signs, check_ld).
 Status check_extent(const Operand& op, int64_t batch_count, int64_t* span_out) {
   std::string name = op.name;
-  if (Status s = check_ld(op); !s.ok()) return s;
-  if (op.batch_stride < 0) {
-    return invalid(name + ".batch_stride must be >= 0 (got " + std::to_string(op.batch_stride) +
-                   ")");
-  }
   Strides s = strides_of(op.layout, effective_ld(op.ld, op.layout, op.rows, op.cols));
   auto overflow = [&] { return invalid(name + ": matrix extent overflows 64-bit indexing"); };
   auto last_row = checked_mul(op.rows - 1, s.row);
