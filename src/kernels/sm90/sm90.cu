@@ -13,14 +13,18 @@ namespace tilegemm::sm90 {
 namespace {
 
 // fp8 promotes its sums unless fast accumulation is asked for; block scales always promote (they
-// are applied there).
+// are applied there). The promoting kernels are compiled for fewer shapes (compiled_for below).
+bool promotes(bool fast_accumulation, ScaleMode mode) {
+  return !fast_accumulation || mode == ScaleMode::block;
+}
+
 Status launch(const GemmArgs& args, const KernelConfig& config, void* stream) {
   const auto go = [&](auto element) {
     return launch_for_element<decltype(element)>(args, config, static_cast<cudaStream_t>(stream));
   };
   if (is_fp8(args.a.dtype)) {
-    const bool promoted = !args.fast_accumulation || args.scales.mode == ScaleMode::block;
-    return with_fp8_element(args.a.dtype, args.b.dtype, promoted, go);
+    return with_fp8_element(args.a.dtype, args.b.dtype,
+                            promotes(args.fast_accumulation, args.scales.mode), go);
   }
   return with_element(args.a.dtype, go);
 }
@@ -74,11 +78,7 @@ std::string problem_check(const GemmProblem& p) {
 // The 16-bit, tf32 and fp8 configs are compiled from the same shapes, with BLOCK_SIZE_K in slabs of
 // 128 bytes of K (64 or 128 values of fp16 and bf16, 32 or 64 of tf32, 128 of fp8), so a config is
 // told by the list that has it, not by its BLOCK_SIZE_K alone.
-// fp8 problems promote their sums unless fast accumulation is asked for without block scales
-// (launch() below); the promoting kernels are compiled for fewer shapes.
-bool promotes(const GemmProblem& p) {
-  return !p.fast_accumulation || p.scales.mode == ScaleMode::block;
-}
+bool promotes(const GemmProblem& p) { return promotes(p.fast_accumulation, p.scales.mode); }
 
 const std::vector<KernelConfig>& compiled_for(const GemmProblem& p) {
   static const std::vector<KernelConfig> sixteen_bit = configs_of<CompiledShapes<Bf16>>();
