@@ -65,10 +65,12 @@ struct MatrixOutput {
 struct EpilogueDesc {
   float alpha = 1.0f;
   float beta = 0.0f;
-  // Optional bias: a vector of N values, one per output column (as in a Linear layer),
-  // shared by all batch entries. Its element type is fp32 or D's type.
+  // Optional bias: a vector of N values, one per output column (as in a Linear layer). Its
+  // element type is fp32 or D's type. Batch entry (group) b reads bias + b * bias_batch_stride:
+  // 0 shares one vector among all of them, N gives each its own (a bias per expert).
   const void* bias = nullptr;
   DType bias_dtype = DType::fp32;
+  int64_t bias_batch_stride = 0;
   Activation activation = Activation::none;
   float leaky_relu_slope = 0.01f;
 };
@@ -95,6 +97,30 @@ struct Scales {
   const float* b = nullptr;
 };
 
+// Grouped GEMM (mixture of experts): the batch_count batch entries are G groups of rows whose
+// sizes are int32 values in device memory (host memory on the CPU backend), read when the call
+// runs, so a captured graph picks up new sizes with no host round trip. Every group has its own
+// B (b.batch_stride apart) and, with bias_batch_stride, its own bias; K and N are shared.
+//   none     a dense (batched) GEMM
+//   offsets  contiguous, for MoE prefill and training (torch._grouped_mm's `offs`): A is M x K,
+//            C and D are M x N, holding the groups' rows one after the other (their batch_stride
+//            is 0); group g takes rows offsets[g-1] .. offsets[g]-1, with offsets[-1] = 0. No
+//            padding to a tile is needed. D's rows from offsets[G-1] on are not written.
+//   counts   masked, for MoE decode under CUDA graphs (DeepGEMM's masked layout): batch entry g
+//            of A, C and D is a batch entry of M rows (M: the most rows a group may have), of
+//            which group g takes rows 0 .. counts[g]-1. Its other rows are neither read nor
+//            written.
+// The sizes are clamped when read (an offset to [the previous offset, M], a count to [0, M]),
+// so no value makes a call read or write outside the matrices.
+enum class GroupRows { none, offsets, counts };
+std::string_view to_string(GroupRows rows);
+std::optional<GroupRows> parse_group_rows(std::string_view text);  // none|offsets|counts
+
+struct Groups {
+  GroupRows rows = GroupRows::none;
+  const int32_t* sizes = nullptr;  // batch_count values: offsets or counts
+};
+
 struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;
   int64_t batch_count = 1;
@@ -102,6 +128,7 @@ struct GemmProblem {
   MatrixOutput d;
   EpilogueDesc epilogue;
   Scales scales;  // fp8 inputs only
+  Groups groups;  // a grouped GEMM's rows (Groups above)
   // fp8 inputs: Hopper's fp8 tensor cores keep fewer bits in their sums than fp32. By default the
   // sums are moved into fp32 registers every 128 values of K (as DeepGEMM does), so the result
   // matches an fp32-accumulated one; true skips that, faster and less accurate (as

@@ -21,7 +21,8 @@ struct EpilogueParams {
   float leaky_relu_slope = 0.01f;
   const void* bias = nullptr;
   DType bias_dtype = DType::fp32;
-  MatrixView c;  // read only when beta != 0
+  int64_t bias_batch_stride = 0;  // batch entry b's bias at bias + b * bias_batch_stride
+  MatrixView c;                   // read only when beta != 0
   MatrixView d;
 };
 
@@ -59,7 +60,9 @@ TILEGEMM_HOST_DEVICE inline float epilogue_value(const EpilogueParams& p, int64_
   float value = p.alpha * acc;
   if (p.beta != 0.0f)
     value += p.beta * load_as_float(p.c.data, p.c.dtype, p.c.offset(batch, row, col));
-  if (p.bias != nullptr) value += load_as_float(p.bias, p.bias_dtype, col);
+  if (p.bias != nullptr) {
+    value += load_as_float(p.bias, p.bias_dtype, batch * p.bias_batch_stride + col);
+  }
   return apply_activation(p.activation, value, p.leaky_relu_slope);
 }
 
@@ -124,6 +127,7 @@ inline EpilogueParams make_epilogue_params(const GemmProblem& problem) {
   p.leaky_relu_slope = e.leaky_relu_slope;
   p.bias = e.bias;
   p.bias_dtype = e.bias_dtype;
+  p.bias_batch_stride = e.bias_batch_stride;
   p.c = view_of(problem.c, problem.m, problem.n);
   p.d = view_of(problem.d, problem.m, problem.n);
   return p;

@@ -152,7 +152,9 @@ __device__ __forceinline__ void finish_round(const EpilogueParams& p, int64_t ba
         [&](int r) { return p.c.offset(batch, row_of(r), col_of(r)); }, inside);
   }
   if (p.bias != nullptr) {
-    add_loaded<R>(acc, p.bias, p.bias_dtype, 1.0f, col_of, inside);
+    add_loaded<R>(
+        acc, p.bias, p.bias_dtype, 1.0f,
+        [&](int r) { return batch * p.bias_batch_stride + col_of(r); }, inside);
   }
   switch (p.activation) {
     case Activation::relu:

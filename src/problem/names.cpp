@@ -94,6 +94,25 @@ std::optional<ScaleMode> parse_scale_mode(std::string_view s) {
   return std::nullopt;
 }
 
+std::string_view to_string(GroupRows rows) {
+  switch (rows) {
+    case GroupRows::none:
+      return "none";
+    case GroupRows::offsets:
+      return "offsets";
+    case GroupRows::counts:
+      return "counts";
+  }
+  return "?";
+}
+
+std::optional<GroupRows> parse_group_rows(std::string_view s) {
+  for (GroupRows r : {GroupRows::none, GroupRows::offsets, GroupRows::counts}) {
+    if (s == to_string(r)) return r;
+  }
+  return std::nullopt;
+}
+
 std::string_view to_string(AutotunePolicy policy) {
   switch (policy) {
     case AutotunePolicy::off:

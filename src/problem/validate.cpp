@@ -171,6 +171,37 @@ Status check_scalars(const EpilogueDesc& e) {
   return Status::success();
 }
 
+// A grouped GEMM's own rules (tilegemm.hpp: Groups): the sizes' pointer exactly when there are
+// groups; in the offsets form the groups share the M rows of A, C and D; no fp8 scales yet.
+Status check_groups(const GemmProblem& p) {
+  const Groups& g = p.groups;
+  if (int(g.rows) < 0 || int(g.rows) > int(GroupRows::counts)) {
+    return invalid("groups.rows is not a GroupRows (value " + std::to_string(int(g.rows)) + ")");
+  }
+  if (g.rows == GroupRows::none) {
+    if (g.sizes != nullptr) return invalid("groups.sizes must be null when groups.rows is none");
+    return Status::success();
+  }
+  const std::string form(to_string(g.rows));
+  if (g.sizes == nullptr) return invalid("groups.sizes is null but groups.rows is " + form);
+  if (p.scales.mode != ScaleMode::none) {
+    return {StatusCode::not_supported, "groups.rows " + form + " with scales.mode " +
+                                           std::string(to_string(p.scales.mode)) +
+                                           ": grouped GEMMs take no fp8 scales yet"};
+  }
+  if (g.rows == GroupRows::offsets) {
+    const auto shared = [&](const char* name, int64_t stride) {
+      return invalid(std::string(name) + ".batch_stride must be 0 when groups.rows is offsets " +
+                     "(the groups' rows follow each other in one matrix; got " +
+                     std::to_string(stride) + ")");
+    };
+    if (p.a.batch_stride != 0) return shared("a", p.a.batch_stride);
+    if (p.epilogue.beta != 0.0f && p.c.batch_stride != 0) return shared("c", p.c.batch_stride);
+    if (p.d.batch_stride != 0) return shared("d", p.d.batch_stride);
+  }
+  return Status::success();
+}
+
 }  // namespace
 
 Status validate(const GemmProblem& p) {
@@ -200,6 +231,11 @@ Status validate(const GemmProblem& p) {
                 ") must be fp32 or d.dtype (" + std::string(to_string(p.d.dtype)) + ")"};
   }
   if (Status s = check_scalars(p.epilogue); !s.ok()) return s;
+  if (p.epilogue.bias_batch_stride < 0) {
+    return invalid("epilogue.bias_batch_stride must be >= 0 (got " +
+                   std::to_string(p.epilogue.bias_batch_stride) + ")");
+  }
+  if (Status s = check_groups(p); !s.ok()) return s;
   if (Status s = check_signs("a", p.a.layout, p.a.ld, p.a.batch_stride); !s.ok()) return s;
   if (Status s = check_signs("b", p.b.layout, p.b.ld, p.b.batch_stride); !s.ok()) return s;
   if (reads_c) {
@@ -232,18 +268,20 @@ Status validate(const GemmProblem& p) {
   Operand b{"b", p.b.data, p.b.dtype, p.b.layout, p.b.ld, p.b.batch_stride, p.k, p.n};
   Operand c{"c", p.c.data, p.c.dtype, p.c.layout, p.c.ld, p.c.batch_stride, p.m, p.n};
   Operand d{"d", p.d.data, p.d.dtype, p.d.layout, p.d.ld, p.d.batch_stride, p.m, p.n};
+  // The batch entries of A, C and D: one matrix whose rows the groups share in the offsets form.
+  const int64_t entries = p.groups.rows == GroupRows::offsets ? 1 : p.batch_count;
   int64_t span_a = 0, span_b = 0, span_c = 0, span_d = 0;
   if (reads_ab) {
-    if (Status s = check_extent(a, p.batch_count, &span_a); !s.ok()) return s;
+    if (Status s = check_extent(a, entries, &span_a); !s.ok()) return s;
     if (Status s = check_extent(b, p.batch_count, &span_b); !s.ok()) return s;
   }
   if (reads_c) {
-    if (Status s = check_extent(c, p.batch_count, &span_c); !s.ok()) return s;
+    if (Status s = check_extent(c, entries, &span_c); !s.ok()) return s;
   }
-  if (Status s = check_extent(d, p.batch_count, &span_d); !s.ok()) return s;
+  if (Status s = check_extent(d, entries, &span_d); !s.ok()) return s;
 
   // Each batch entry of D must have its own memory, or the entries would overwrite each other.
-  if (p.batch_count > 1) {
+  if (entries > 1) {
     int64_t one_d = 0;
     check_extent(d, 1, &one_d);
     if (p.d.batch_stride < one_d) {
@@ -271,9 +309,19 @@ Status validate(const GemmProblem& p) {
           "layout, ld and batch_stride");
     }
   }
-  if (p.epilogue.bias != nullptr &&
-      d_bytes.overlaps(bytes_of(p.epilogue.bias, p.n, p.epilogue.bias_dtype))) {
-    return invalid("d overlaps epilogue.bias");
+  if (p.epilogue.bias != nullptr) {
+    const auto biases = checked_mul(p.batch_count - 1, p.epilogue.bias_batch_stride);
+    const auto span = biases ? checked_add(*biases, p.n) : std::nullopt;
+    if (!span || !checked_mul(*span, dtype_size(p.epilogue.bias_dtype))) {
+      return invalid("epilogue.bias: its extent overflows 64-bit indexing");
+    }
+    if (d_bytes.overlaps(bytes_of(p.epilogue.bias, *span, p.epilogue.bias_dtype))) {
+      return invalid("d overlaps epilogue.bias");
+    }
+  }
+  if (p.groups.rows != GroupRows::none &&
+      d_bytes.overlaps(bytes_of(p.groups.sizes, p.batch_count, DType::fp32))) {
+    return invalid("d overlaps groups.sizes");
   }
   if (reads_ab && p.scales.mode != ScaleMode::none) {
     const int64_t count_a = scale_count_a(p), count_b = scale_count_b(p);

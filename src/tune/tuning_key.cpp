@@ -25,6 +25,7 @@ TuningKey make_tuning_key(const GemmProblem& p, const std::string& kernel, int d
   key.n = p.n;
   key.k = p.k;
   key.batch = p.batch_count;
+  key.groups = p.groups.rows;
   key.input = p.a.dtype;
   key.output = p.d.dtype;
   key.a = p.a.layout;
@@ -46,7 +47,10 @@ TuningKey make_tuning_key(const GemmProblem& p, const std::string& kernel, int d
 
 std::string to_string(const TuningKey& k) {
   std::string s = std::to_string(k.m) + "x" + std::to_string(k.n) + "x" + std::to_string(k.k);
-  s.append(" b").append(std::to_string(k.batch));
+  const char* batch = k.groups == GroupRows::offsets  ? " go"
+                      : k.groups == GroupRows::counts ? " gc"
+                                                      : " b";
+  s.append(batch).append(std::to_string(k.batch));
   s.append(" ").append(to_string(k.input)).append(">").append(to_string(k.output));
   s.append(" ").append(to_string(k.a)).append(".").append(to_string(k.b));
   s.append(">").append(to_string(k.d));
@@ -75,6 +79,10 @@ std::optional<TuningKey> parse_tuning_key(const std::string& text) {
       return std::nullopt;
     }
   };
+  if (batch.rfind("go", 0) == 0 || batch.rfind("gc", 0) == 0) {
+    key.groups = batch[1] == 'o' ? GroupRows::offsets : GroupRows::counts;
+    batch = "b" + batch.substr(2);
+  }
   const auto b = after(batch, "b"), al = after(aligned, "al"), ep = after(epilogue, "ep");
   const size_t arrow = types.find('>'), dot = layouts.find('.'), to = layouts.find('>');
   if (!b || !al || !ep || arrow == std::string::npos || dot == std::string::npos ||
@@ -111,7 +119,7 @@ size_t TuningKeyHash::operator()(const TuningKey& k) const {
   mix(uint64_t(k.m));
   mix(uint64_t(k.n));
   mix(uint64_t(k.k));
-  mix(uint64_t(k.batch));
+  mix(uint64_t(k.batch) | uint64_t(k.groups) << 60);
   mix(uint64_t(k.input) | uint64_t(k.output) << 8 | uint64_t(k.a) << 16 | uint64_t(k.b) << 24 |
       uint64_t(k.d) << 32 | uint64_t(k.aligned) << 40 | uint64_t(k.epilogue) << 48);
   mix(std::hash<std::string>{}(k.kernel));

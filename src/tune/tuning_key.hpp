@@ -1,6 +1,7 @@
 // The autotuner's key: everything about a call that can change which config is fastest.
 //
-//   exact M, N, K and batch count (no bucketing: a tuned shape is reused only for that shape)
+//   exact M, N, K and batch count (no bucketing: a tuned shape is reused only for that shape), and
+//   for a grouped GEMM the form of its groups (the batch count is then the group count)
 //   dtypes of A/B and D; layouts of A, B and D
 //   alignment class: whether A, B and D rows are 16-byte aligned (the copy path a kernel takes),
 //     and whether A's and B's lines are off 128-byte boundaries (each box row of a tile then
@@ -26,6 +27,7 @@ inline bool automatic(const std::string& kernel_request) {
 
 struct TuningKey {
   int64_t m = 0, n = 0, k = 0, batch = 1;
+  GroupRows groups = GroupRows::none;  // text: "b<batch>", or "go<G>" (offsets), "gc<G>" (counts)
   DType input = DType::fp32, output = DType::fp32;
   Layout a = Layout::row_major, b = Layout::row_major, d = Layout::row_major;
   // bit 0: A rows 16-byte aligned, bit 1: B, bit 2: D; bit 3: A's lines not 128 bytes apart,

@@ -1,0 +1,46 @@
+// A grouped GEMM's rows (tilegemm.hpp: Groups): where group g's rows lie in A, C and D, from the
+// sizes as the call reads them. Host and device: the sm90 grouped kernel, the CPU backend and the
+// host tests all take a group's rows from here.
+#pragma once
+
+#include <cstdint>
+
+#include "common/host_device.hpp"
+#include "tilegemm/tilegemm.hpp"
+
+namespace tilegemm {
+
+// Rows begin .. end - 1 of batch entry `batch` of A, C and D (for offsets, entry 0: the groups
+// share one matrix; for counts, entry g).
+struct GroupRowRange {
+  int64_t batch = 0;
+  int64_t begin = 0, end = 0;
+  TILEGEMM_HOST_DEVICE constexpr int64_t rows() const { return end - begin; }
+};
+
+TILEGEMM_HOST_DEVICE constexpr int64_t clamp_rows(int64_t v, int64_t lo, int64_t hi) {
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+// Group g's rows of a problem of M = m rows, from `sizes` (in memory the caller can read), given
+// where group g - 1's rows end (`previous_end`; 0 for group 0): walkers of the groups in turn
+// read each size once. Clamped so that whatever the values, the rows lie inside the matrix and the
+// groups of the offsets form do not overlap (an offset below the one before leaves its group
+// empty).
+TILEGEMM_HOST_DEVICE constexpr GroupRowRange group_rows_after(GroupRows kind, const int32_t* sizes,
+                                                              int64_t g, int64_t m,
+                                                              int64_t previous_end) {
+  if (kind == GroupRows::counts) return {g, 0, clamp_rows(sizes[g], 0, m)};
+  if (kind == GroupRows::offsets) return {0, previous_end, clamp_rows(sizes[g], previous_end, m)};
+  return {g, 0, m};
+}
+
+// Group g's rows, from the start.
+TILEGEMM_HOST_DEVICE constexpr GroupRowRange group_rows(GroupRows kind, const int32_t* sizes,
+                                                        int64_t g, int64_t m) {
+  GroupRowRange r{};
+  for (int64_t i = 0; i <= g; ++i) r = group_rows_after(kind, sizes, i, m, r.end);
+  return r;
+}
+
+}  // namespace tilegemm
