@@ -9,6 +9,7 @@
 
 #include "epilogue/epilogue.hpp"
 #include "problem/dtype.hpp"
+#include "problem/groups.hpp"
 #include "problem/matrix_view.hpp"
 #include "problem/scales.hpp"
 #include "schedule/tile_order.hpp"
@@ -50,10 +51,12 @@ struct Program {
         tile_b(size_t(config.block_k) * config.block_n),
         acc(size_t(config.block_m) * config.block_n) {}
 
-  void run(int64_t batch, TileCoord tile) {
+  // Tile `tile` of batch entry (group) `batch`, whose rows of A, C and D are `range` (a dense
+  // problem's: all M rows of its own batch entry).
+  void run(int64_t batch, TileCoord tile, GroupRowRange range) {
     const int bm = cfg.block_m, bn = cfg.block_n, bk = cfg.block_k;
-    const int64_t row0 = tile.pid_m * bm, col0 = tile.pid_n * bn;
-    const int rows = valid_extent(p.m, row0, bm);
+    const int64_t row0 = range.begin + tile.pid_m * bm, col0 = tile.pid_n * bn;
+    const int rows = valid_extent(range.end, row0, bm);
     const int cols = valid_extent(p.n, col0, bn);
     std::fill(acc.begin(), acc.end(), 0.0f);
     for (int64_t k0 = 0; k0 < p.k; k0 += bk) {
@@ -61,7 +64,7 @@ struct Program {
       for (int i = 0; i < rows; ++i) {
         for (int kk = 0; kk < depth; ++kk) {
           tile_a[size_t(i) * bk + kk] =
-              load_as_float(a.data, a.dtype, a.offset(batch, row0 + i, k0 + kk));
+              load_as_float(a.data, a.dtype, a.offset(range.batch, row0 + i, k0 + kk));
         }
       }
       for (int kk = 0; kk < depth; ++kk) {
@@ -122,8 +125,21 @@ Status run(const GemmProblem& p, const KernelConfig& cfg, int num_threads) {
     return {StatusCode::invalid_argument, why};
   }
   if (p.m == 0 || p.n == 0) return Status::success();
-  const int64_t tiles = num_tiles(p.m, p.n, cfg.block_m, cfg.block_n);
-  const int64_t work = tiles * p.batch_count;
+  // Work item w is tile w - first[g] of group g, for first[g] <= w < first[g + 1]: the groups'
+  // tiles one after the other (a dense problem's batch entries are groups of all M rows).
+  std::vector<GroupRowRange> ranges;
+  std::vector<int64_t> first{0};
+  try {
+    for (int64_t g = 0; g < p.batch_count; ++g) {
+      ranges.push_back(group_rows_after(p.groups.rows, p.groups.sizes, g, p.m,
+                                        ranges.empty() ? 0 : ranges.back().end));
+      first.push_back(first.back() +
+                      num_tiles(ranges.back().rows(), p.n, cfg.block_m, cfg.block_n));
+    }
+  } catch (const std::bad_alloc&) {
+    return {StatusCode::out_of_memory, "CPU backend: no host memory for the groups' tile counts"};
+  }
+  const int64_t work = first.back();
   int threads =
       num_threads > 0 ? num_threads : int(std::max(1u, std::thread::hardware_concurrency()));
   threads = int(std::min<int64_t>(threads, work));
@@ -136,9 +152,12 @@ Status run(const GemmProblem& p, const KernelConfig& cfg, int num_threads) {
     try {
       Program program(p, cfg);
       for (int64_t item = next++; item < work; item = next++) {
-        const int64_t batch = item / tiles, pid = item % tiles;
-        program.run(batch,
-                    grouped_tile_order(pid, p.m, p.n, cfg.block_m, cfg.block_n, cfg.group_size_m));
+        const int64_t g = std::upper_bound(first.begin(), first.end(), item) - first.begin() - 1;
+        const GroupRowRange& range = ranges[size_t(g)];
+        program.run(g,
+                    grouped_tile_order(item - first[size_t(g)], range.rows(), p.n, cfg.block_m,
+                                       cfg.block_n, cfg.group_size_m),
+                    range);
       }
     } catch (const std::bad_alloc&) {
       // Thrown by Program's tiles, before the thread takes a program.

@@ -111,7 +111,10 @@ std::vector<double> gemm(const GemmProblem& p, const std::vector<int64_t>& row_l
             if (p.epilogue.beta != 0.0f)
               v += double(p.epilogue.beta) *
                    load_as_float(c.data, c.dtype, c.offset(batch, rows[i0 + i], j));
-            if (p.epilogue.bias) v += load_as_float(p.epilogue.bias, p.epilogue.bias_dtype, j);
+            if (p.epilogue.bias) {
+              v += load_as_float(p.epilogue.bias, p.epilogue.bias_dtype,
+                                 batch * p.epilogue.bias_batch_stride + j);
+            }
             out_batch[(i0 + i) * n + j] = activation(p.epilogue, v);
           }
         }
@@ -127,6 +130,44 @@ std::vector<double> gemm(const GemmProblem& p, const std::vector<int64_t>& row_l
   return out;
 }
 
+std::vector<double> grouped_gemm(const GemmProblem& p, const std::vector<int32_t>& sizes,
+                                 const std::vector<int64_t>& only, int num_threads) {
+  std::vector<char> wanted(size_t(p.m), only.empty() ? 1 : 0);
+  for (int64_t r : only) wanted[size_t(r)] = 1;
+  const bool offsets = p.groups.rows == GroupRows::offsets;
+  const int64_t entries = offsets ? 1 : p.batch_count;
+  std::vector<double> out(size_t(entries * p.m * p.n), std::numeric_limits<double>::quiet_NaN());
+  const auto advance = [](const void* data, DType dtype, int64_t elements) {
+    return static_cast<const void*>(static_cast<const char*>(data) + elements * dtype_size(dtype));
+  };
+  int64_t begin = 0;
+  for (int64_t g = 0; g < p.batch_count; ++g) {
+    const int64_t end = offsets ? sizes[size_t(g)] : begin + sizes[size_t(g)];
+    std::vector<int64_t> rows;
+    for (int64_t r = offsets ? begin : 0; r < (offsets ? end : sizes[size_t(g)]); ++r) {
+      if (wanted[size_t(r)]) rows.push_back(r);
+    }
+    GemmProblem q = p;
+    q.groups = {};
+    q.batch_count = 1;
+    const int64_t entry = offsets ? 0 : g;
+    q.a.data = advance(p.a.data, p.a.dtype, entry * p.a.batch_stride);
+    q.b.data = advance(p.b.data, p.b.dtype, g * p.b.batch_stride);
+    if (p.c.data) q.c.data = advance(p.c.data, p.c.dtype, entry * p.c.batch_stride);
+    if (p.epilogue.bias) {
+      q.epilogue.bias =
+          advance(p.epilogue.bias, p.epilogue.bias_dtype, g * p.epilogue.bias_batch_stride);
+    }
+    if (!rows.empty()) {
+      const std::vector<double> d = gemm(q, rows, num_threads);
+      for (size_t i = 0; i < rows.size(); ++i)
+        std::copy_n(d.begin() + int64_t(i) * p.n, p.n, out.begin() + (entry * p.m + rows[i]) * p.n);
+    }
+    begin = end;
+  }
+  return out;
+}
+
 double relative_error(const std::vector<double>& x, const std::vector<double>& ref) {
   if (x.size() != ref.size()) return std::numeric_limits<double>::infinity();
   double diff = 0.0, norm = 0.0;
@@ -138,12 +179,27 @@ double relative_error(const std::vector<double>& x, const std::vector<double>& r
   return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
 }
 
+double grouped_error(const std::vector<double>& x, const std::vector<double>& ref) {
+  if (x.size() != ref.size()) return std::numeric_limits<double>::infinity();
+  std::vector<double> taken_x, taken_ref;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (std::isnan(ref[i])) {
+      if (!std::isnan(x[i])) return std::numeric_limits<double>::infinity();
+      continue;
+    }
+    taken_x.push_back(x[i]);
+    taken_ref.push_back(ref[i]);
+  }
+  return relative_error(taken_x, taken_ref);
+}
+
 std::vector<double> read_output(const GemmProblem& p, const std::vector<int64_t>& row_list) {
   const std::vector<int64_t> rows = all_rows_if_empty(row_list, p.m);
   const MatrixView d = view_of(p.d, p.m, p.n);
+  const int64_t entries = p.groups.rows == GroupRows::offsets ? 1 : p.batch_count;
   std::vector<double> out;
-  out.reserve(size_t(p.batch_count) * rows.size() * size_t(p.n));
-  for (int64_t batch = 0; batch < p.batch_count; ++batch)
+  out.reserve(size_t(entries) * rows.size() * size_t(p.n));
+  for (int64_t batch = 0; batch < entries; ++batch)
     for (int64_t i : rows)
       for (int64_t j = 0; j < p.n; ++j)
         out.push_back(load_as_float(d.data, d.dtype, d.offset(batch, i, j)));

@@ -18,11 +18,25 @@ namespace tilegemm::reference {
 std::vector<double> gemm(const GemmProblem& problem, const std::vector<int64_t>& rows = {},
                          int num_threads = 0);
 
+// A grouped problem's D (problem.groups; `sizes`: the groups' int32 sizes in host memory), as
+// row-major M x N doubles per batch entry of D (one for offsets, G for counts), NaN in the rows
+// no group takes: those the call must leave as they were. Each group is computed on its own,
+// as gemm() above computes a one-entry problem cut out of `problem` by pointer arithmetic.
+// `rows`: only these rows of each entry are computed (the others NaN too); empty = all.
+std::vector<double> grouped_gemm(const GemmProblem& problem, const std::vector<int32_t>& sizes,
+                                 const std::vector<int64_t>& rows = {}, int num_threads = 0);
+
 // Relative Frobenius error ||x - ref|| / ||ref|| (||x - ref|| when ref is all zero). NaN or inf
 // anywhere in `x` gives +inf, so an unwritten (NaN-poisoned) element can never pass.
 double relative_error(const std::vector<double>& x, const std::vector<double>& ref);
 
-// Reads D (host memory) back as row-major doubles, in the same order as gemm() above.
+// For a grouped problem whose D was filled with NaN before the call: relative_error over the
+// elements `ref` (grouped_gemm) defines, and +inf if any element it leaves NaN -- a row no group
+// takes -- is not NaN in `x`: the call wrote where it must not.
+double grouped_error(const std::vector<double>& x, const std::vector<double>& ref);
+
+// Reads D (host memory) back as row-major doubles, in the same order as gemm() above (for a
+// grouped problem, grouped_gemm's: one batch entry for offsets).
 std::vector<double> read_output(const GemmProblem& problem, const std::vector<int64_t>& rows = {});
 
 }  // namespace tilegemm::reference
