@@ -84,14 +84,15 @@ struct Sm90Epilogue {
   }
 
   // The consumer's part of `tile` (its rows from my_row) into D: by the tma route in a plain
-  // kernel, else by `route`. m, n: D's extent; pairs: D takes a thread's two columns in one store
-  // (the registers' routes).
+  // kernel, else by `route`. m, n: D's extent (rows from m on are not written); pairs: D takes a
+  // thread's two columns in one store (the registers' routes); row_origin: the row of D where
+  // tile row 0 starts (a grouped kernel's group's first row).
   template <int N>
   __device__ __forceinline__ void store(const EpilogueParams& e, const CUtensorMap& map_d,
                                         StoreRoute route, float (&acc)[kParts][N],
                                         const BatchedTile& tile, int block_m, int my_row, int64_t m,
-                                        int64_t n, bool pairs) {
-    const int tile_row = int(tile.tile.pid_m * block_m) + my_row;
+                                        int64_t n, bool pairs, int64_t row_origin = 0) {
+    const int tile_row = int(row_origin + tile.tile.pid_m * block_m) + my_row;
     const int tile_col = int(tile.tile.pid_n * kBlockN);
     if constexpr (kPlain) {
       const auto store = [&](auto pair) {
@@ -122,7 +123,7 @@ struct Sm90Epilogue {
     }
     // From registers (wgmma's accumulator layout): the thread's first pair.
     const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
-    const int64_t row0 = tile.tile.pid_m * block_m + my_row + warp * 16 + lane / 4;
+    const int64_t row0 = row_origin + tile.tile.pid_m * block_m + my_row + warp * 16 + lane / 4;
     const int64_t col0 = tile.tile.pid_n * kBlockN + 2 * (lane % 4);
     // The unrolled form where every column of the tile lies inside D; rows are masked either way.
     const bool scaled = route == StoreRoute::scaled && tile_col + kBlockN <= n;

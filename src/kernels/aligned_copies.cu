@@ -170,6 +170,8 @@ Status copy_operand(const MatrixInput& in, const OperandCopy& c, void* workspace
 }  // namespace
 
 AlignedCopyPlan copy_plan(const GemmProblem& p, const GemmOptions& options) {
+  // A grouped problem's operands are taken as they are (the copies know no groups).
+  if (p.groups.rows != GroupRows::none) return {};
   const bool automatic = options.kernel.empty() || options.kernel == "auto";
   const Kernel* sm90 = find_kernel("sm90");
   if (sm90 != nullptr && (automatic || options.kernel == "sm90")) {

@@ -17,6 +17,7 @@ struct GemmArgs {
   MatrixView b;  // K x N
   EpilogueParams epilogue;
   ScaleView scales;  // fp8 inputs
+  Groups groups;     // a grouped GEMM's rows (batch_count groups)
   bool fast_accumulation = false;
   int group_size_m = 8;
 };
@@ -31,6 +32,7 @@ inline GemmArgs make_gemm_args(const GemmProblem& p, int group_size_m) {
   args.b = view_of(p.b, p.k, p.n);
   args.epilogue = make_epilogue_params(p);
   args.scales = scale_view(p);
+  args.groups = p.groups;
   args.fast_accumulation = p.fast_accumulation;
   args.group_size_m = group_size_m;
   return args;

@@ -32,12 +32,17 @@ inline dim3 program_grid(const GemmArgs& args, int block_m, int block_n) {
 // names the compiled configs when it refuses one. Every config runs every listed input dtype.
 inline gpu::Kernel compiled_configs_kernel(const char* name, const char* description,
                                            std::vector<DType> input_dtypes,
-                                           std::vector<KernelConfig> compiled,
-                                           gpu::Launcher launch) {
-  auto can_implement = [name = std::string(name), input_dtypes, compiled](
+                                           std::vector<KernelConfig> compiled, gpu::Launcher launch,
+                                           bool takes_groups = false) {
+  auto can_implement = [name = std::string(name), input_dtypes, compiled, takes_groups](
                            const GemmProblem& problem, const KernelConfig& asked) {
     // (Built by appending: g++ 12 warns falsely (-Wrestrict) on chains of string operator+.)
     std::string why;
+    if (problem.groups.rows != GroupRows::none && !takes_groups) {
+      why.append("kernel ").append(name).append(" runs no grouped GEMM (groups.rows ");
+      why.append(to_string(problem.groups.rows)).append("); kernel sm90 and the CPU backend do");
+      return why;
+    }
     bool takes_dtype = false;
     for (DType d : input_dtypes) takes_dtype |= d == problem.a.dtype;
     if (!takes_dtype) {

@@ -66,6 +66,15 @@ constexpr bool shape_compiled_for(const Sm90Shape& shape, int element_bytes,
   return element_bytes == 2 || shape.cluster_n == 1;
 }
 
+// The shapes the grouped kernel (sm90_grouped_kernel.cuh) is compiled for, 16-bit inputs only:
+// programs on their own with two consumers for groups of many rows, and 64x128 for groups of
+// few (decode).
+inline constexpr Sm90Shape kGroupedShapes[] = {
+    {.block_m = 128, .block_n = 256, .num_stages = 4},
+    {.block_m = 128, .block_n = 128, .num_stages = 6},
+    {.block_m = 64, .block_n = 128, .num_stages = 8},
+};
+
 // The compiled shapes for inputs of `element_bytes` (with promotion or without), in the order
 // above.
 template <int kElementBytes, bool kPromotes = false>

@@ -52,6 +52,13 @@ inline cudaLaunchConfig_t launch_config(int programs, int cluster_size, int thre
   return config;
 }
 
+// The current device and its SM count: a persistent grid's size.
+inline Status current_device_sms(int* device, int* sms) {
+  if (Status s = cuda_status(cudaGetDevice(device), "sm90: cudaGetDevice"); !s.ok()) return s;
+  return cuda_status(cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, *device),
+                     "sm90: cudaDeviceGetAttribute(MultiProcessorCount)");
+}
+
 // The most clusters of `cluster_size` programs of `kernel` that fit on the device at once. Asked
 // once per device and cluster size, and the answer reused for every sm90 kernel: each takes a
 // whole SM, 384 threads and ~225 KB of shared memory, whatever its config, so the answer is the
@@ -127,12 +134,7 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
   }
 
   int device = 0, sms = 0;
-  if (Status s = cuda_status(cudaGetDevice(&device), "sm90: cudaGetDevice"); !s.ok()) return s;
-  if (Status s = cuda_status(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
-                             "sm90: cudaDeviceGetAttribute(MultiProcessorCount)");
-      !s.ok()) {
-    return s;
-  }
+  if (Status s = current_device_sms(&device, &sms); !s.ok()) return s;
   const int64_t items = cluster_items(args.m, args.n, kShape.block_m, kShape.block_n,
                                       args.batch_count, kShape.cluster_m, kShape.cluster_n);
   constexpr int kSmem = int(shared_bytes<kShape>());

@@ -6,7 +6,7 @@
 #include <climits>
 
 #include "kernels/memory_pool.hpp"
-#include "kernels/sm90/launch.cuh"
+#include "kernels/sm90/grouped_launch.cuh"
 #include "problem/dtype.hpp"
 
 namespace tilegemm::sm90 {
@@ -19,6 +19,11 @@ bool promotes(bool fast_accumulation, ScaleMode mode) {
 }
 
 Status launch(const GemmArgs& args, const KernelConfig& config, void* stream) {
+  if (args.groups.rows != GroupRows::none) {
+    const auto s = static_cast<cudaStream_t>(stream);
+    return args.a.dtype == DType::fp16 ? launch_grouped_for_element<Fp16>(args, config, s)
+                                       : launch_grouped_for_element<Bf16>(args, config, s);
+  }
   const auto go = [&](auto element) {
     return launch_for_element<decltype(element)>(args, config, static_cast<cudaStream_t>(stream));
   };
@@ -53,6 +58,19 @@ std::string problem_check(const GemmProblem& p) {
   if (p.k == 0) return "kernel sm90 needs K > 0 (K = 0 is the epilogue alone)";
   const GemmArgs args = make_gemm_args(p, 8);
   const OperandShape a = operand_a(args), b = operand_b(args);
+  if (p.groups.rows != GroupRows::none) {
+    if (p.a.dtype != DType::fp16 && p.a.dtype != DType::bf16) {
+      return "kernel sm90: grouped GEMMs take fp16 and bf16 inputs (a.dtype is " +
+             std::string(to_string(p.a.dtype)) + "); the CPU backend takes the others";
+    }
+    if (a.mn_major) {
+      return "kernel sm90: grouped GEMMs need a row-major A (each group's rows K-major)";
+    }
+    if (grouped_items_bound(p.groups.rows, p.batch_count, p.m, p.n, 64, 64) > INT32_MAX) {
+      return "kernel sm90: more than 2^31 tiles the groups may have (M, N and the group count "
+             "too large)";
+    }
+  }
   if (std::string why = tma_check(a, "a"); !why.empty()) return "kernel sm90: " + why;
   if (std::string why = tma_check(b, "b"); !why.empty()) return "kernel sm90: " + why;
   if ((p.a.dtype == DType::tf32 || is_fp8(p.a.dtype)) && (a.mn_major || b.mn_major)) {
@@ -69,7 +87,7 @@ std::string problem_check(const GemmProblem& p) {
   }
   // The kernel counts its work items (tiles of every batch entry) in 32 bits; 64 rows is the
   // smallest tile of any compiled config.
-  if (num_tiles(p.m, p.n, 64, 64) * p.batch_count > INT32_MAX) {
+  if (p.groups.rows == GroupRows::none && num_tiles(p.m, p.n, 64, 64) * p.batch_count > INT32_MAX) {
     return "kernel sm90: more than 2^31 tiles (M x N x batch_count too large)";
   }
   return {};
@@ -86,6 +104,8 @@ const std::vector<KernelConfig>& compiled_for(const GemmProblem& p) {
   static const std::vector<KernelConfig> fp8 = configs_of<CompiledShapes<Fp8E4m3E4m3<false>>>();
   static const std::vector<KernelConfig> fp8_promoted =
       configs_of<CompiledShapes<Fp8E4m3E4m3<true>>>();
+  static const std::vector<KernelConfig> grouped = configs_of<GroupedShapes<Bf16>>();
+  if (p.groups.rows != GroupRows::none) return grouped;
   if (is_fp8(p.a.dtype)) return promotes(p) ? fp8_promoted : fp8;
   return p.a.dtype == DType::tf32 ? tf32 : sixteen_bit;
 }
@@ -98,6 +118,13 @@ bool has_config(const std::vector<KernelConfig>& configs, const KernelConfig& c)
 std::string compiled_check(const GemmProblem& p, const KernelConfig& c) {
   if (has_config(compiled_for(p), c)) return {};
   const bool promoted = is_fp8(p.a.dtype) && promotes(p);
+  if (p.groups.rows != GroupRows::none) {
+    // (Built by appending: g++ 12 warns falsely (-Wrestrict) on chains of string operator+.)
+    std::string why = "kernel sm90: grouped GEMMs have no compiled config ";
+    why.append(to_string(c)).append("; compiled:");
+    for (const KernelConfig& x : compiled_for(p)) why.append(" ").append(to_string(x));
+    return why;
+  }
   return "kernel sm90: " + std::string(to_string(p.a.dtype)) +
          (promoted ? " with promoted sums" : "") + " has no compiled config " + to_string(c) +
          " (BLOCK_SIZE_K is one or two slabs of 128 bytes of K, " +
@@ -171,7 +198,7 @@ Kernel sm90_kernel() {
   Kernel kernel = compiled_configs_kernel(
       "sm90", "Hopper: TMA + wgmma, warp-specialised, persistent (fp16, bf16, tf32, fp8; sm_90a)",
       {DType::fp16, DType::bf16, DType::tf32, DType::fp8_e4m3, DType::fp8_e5m2}, all_configs(),
-      sm90::launch);
+      sm90::launch, /*takes_groups=*/true);
   kernel.tensor_cores = true;
   kernel.persistent = true;
   kernel.type_defaults[DType::tf32] = configs_of<sm90::CompiledShapes<Tf32>>().front();
@@ -186,8 +213,9 @@ Kernel sm90_kernel() {
   kernel.can_implement = [config_check = kernel.can_implement](const GemmProblem& p,
                                                                const KernelConfig& c) {
     if (std::string why = config_check(p, c); !why.empty()) return why;
-    if (std::string why = sm90::compiled_check(p, c); !why.empty()) return why;
+    // The problem first: a config of the right list would not take it either.
     if (std::string why = sm90::problem_check(p); !why.empty()) return why;
+    if (std::string why = sm90::compiled_check(p, c); !why.empty()) return why;
     return sm90::device_check();
   };
   return kernel;

@@ -13,9 +13,11 @@ namespace tilegemm::sm90 {
 
 OperandShape operand_a(const GemmArgs& args) {  // M x K
   const bool k_major = args.a.stride.col == 1;
-  return {args.a.data,      args.a.dtype,       args.m,
-          args.k,           !k_major,           k_major ? args.a.stride.row : args.a.stride.col,
-          args.batch_count, args.a.batch_stride};
+  // The groups of the offsets form share one A.
+  const int64_t entries = args.groups.rows == GroupRows::offsets ? 1 : args.batch_count;
+  return {args.a.data, args.a.dtype,       args.m,
+          args.k,      !k_major,           k_major ? args.a.stride.row : args.a.stride.col,
+          entries,     args.a.batch_stride};
 }
 
 OperandShape operand_b(const GemmArgs& args) {  // K x N

@@ -1,0 +1,7 @@
+// sm90 grouped-kernel instantiations: fp16 inputs (see sm90_grouped_kernel.cuh).
+#include "kernels/sm90/grouped_launch.cuh"
+
+namespace tilegemm::sm90 {
+template Status launch_grouped_for_element<Fp16>(const GemmArgs&, const KernelConfig&,
+                                                 cudaStream_t);
+}  // namespace tilegemm::sm90
