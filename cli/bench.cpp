@@ -12,6 +12,7 @@
 #include "cpu/reference.hpp"
 #include "cublas_gemm.hpp"
 #include "problem/dtype.hpp"
+#include "problem/matrix_view.hpp"
 #include "timing.hpp"
 
 namespace tilegemm::cli {
@@ -131,6 +132,106 @@ std::vector<double> to_host_doubles(const void* device, int64_t count, DType dty
   return out;
 }
 
+// Group g's rows first_row .. first_row + rows - 1 of batch entry `entry` of a grouped problem, as
+// a dense problem of its own over the same memory (what one call of the cuBLAS loop takes), and
+// the offset of its first element of D.
+GemmProblem group_slice(const GemmProblem& p, int64_t g, int64_t entry, int64_t first_row,
+                        int64_t rows, int64_t* d_offset) {
+  const auto at = [](const void* data, DType dtype, int64_t elements) {
+    return static_cast<const char*>(data) + elements * dtype_size(dtype);
+  };
+  const MatrixView a = view_of(p.a, p.m, p.k), d = view_of(p.d, p.m, p.n);
+  GemmProblem q = p;
+  q.groups = {};
+  q.batch_count = 1;
+  q.m = rows;
+  q.a.ld = a.stride.row == 1 ? a.stride.col : a.stride.row;
+  q.d.ld = d.stride.row == 1 ? d.stride.col : d.stride.row;
+  q.c.ld = q.d.ld;
+  q.a.data = at(p.a.data, p.a.dtype, a.offset(entry, first_row, 0));
+  q.b.data = at(p.b.data, p.b.dtype, g * p.b.batch_stride);
+  *d_offset = d.offset(entry, first_row, 0);
+  q.d.data = const_cast<char*>(at(p.d.data, p.d.dtype, *d_offset));
+  q.a.batch_stride = q.b.batch_stride = q.c.batch_stride = q.d.batch_stride = 0;
+  return q;
+}
+
+// One case of the moe suite: tilegemm's grouped call against a loop of cuBLAS calls, one per
+// group, on the same inputs; checked against the float64 reference on a sample of rows.
+BenchRow bench_moe_case(const MoeCase& c, const BenchOptions& o, const harness::WorkloadSpec& types,
+                        const GemmOptions& first_options, GpuTimer& timer, double ceiling) {
+  harness::WorkloadSpec spec = types;
+  spec.m = c.m;
+  spec.n = c.n;
+  spec.k = c.k;
+  spec.batch_count = int64_t(c.rows.size());
+  spec.groups = c.form;
+  spec.group_rows = c.rows;
+  std::unique_ptr<harness::Workload> w;
+  if (Status s = harness::Workload::create(spec, true, &w); !s.ok()) fail(s.message);
+  const GemmProblem p = w->problem();
+  const int64_t entries = c.form == GroupRows::offsets ? 1 : spec.batch_count;
+  const size_t d_bytes = size_t(entries * p.m * p.n) * dtype_size(p.d.dtype);
+  void* cublas_d = nullptr;
+  if (cudaMalloc(&cublas_d, d_bytes) != cudaSuccess) fail("cudaMalloc of cuBLAS's output failed");
+  std::vector<std::pair<GemmProblem, void*>> loop;  // the groups with rows, and their D
+  int64_t begin = 0;
+  for (size_t g = 0; g < c.rows.size(); ++g) {
+    const int64_t entry = c.form == GroupRows::offsets ? 0 : int64_t(g);
+    const int64_t first = c.form == GroupRows::offsets ? begin : 0;
+    int64_t offset = 0;
+    if (c.rows[g] > 0) {
+      const GemmProblem q = group_slice(p, int64_t(g), entry, first, c.rows[g], &offset);
+      loop.push_back({q, static_cast<char*>(cublas_d) + offset * dtype_size(p.d.dtype)});
+    }
+    begin += c.rows[g];
+  }
+  const auto cublas_loop = [&] {
+    for (const auto& [q, d] : loop) {
+      if (Status s = cublas_gemm(q, d); !s.ok()) return s;
+    }
+    return Status::success();
+  };
+
+  GemmReport report;
+  if (Status s = gemm(p, first_options, &report); !s.ok()) fail(s.message);
+  if (Status s = cublas_loop(); !s.ok()) fail(s.message);
+  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
+  const GemmOptions options = timed_options(first_options);
+  auto ms = timer.median_ms({[&] { return gemm(p, options); }, cublas_loop}, o.reps);
+  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
+  cudaFree(cublas_d);
+  if (Status s = w->poison_output(); !s.ok()) fail(s.message);
+  if (Status s = gemm(p, options); !s.ok()) fail(s.message);
+  if (Status s = w->fetch_output(); !s.ok()) fail(s.message);
+
+  BenchRow r;
+  r.suite = "moe";
+  r.m = harness::taken_rows(spec);
+  r.n = c.n;
+  r.k = c.k;
+  r.dtype = std::string(to_string(spec.input_dtype));
+  r.layouts = o.layouts.empty() ? default_layouts(spec.input_dtype) : o.layouts;
+  r.kernel = report.kernel;
+  r.config = to_string(report.config);
+  const double flops = 2.0 * double(r.m) * c.n * c.k;
+  r.tilegemm_ms = ms[0];
+  r.tilegemm_tflops = flops / (ms[0] * 1e-3) / 1e12;
+  r.cublas_ms = ms[1];
+  r.cublas_tflops = flops / (ms[1] * 1e-3) / 1e12;
+  r.ratio = r.tilegemm_tflops / r.cublas_tflops;
+  r.percent_of_ceiling = ceiling > 0 ? 100.0 * r.tilegemm_tflops / ceiling : 0.0;
+  r.tilegemm_gbs = w->min_bytes() / (ms[0] * 1e-3) / 1e9;
+  // A sample of rows: the groups' reference runs group by group on the host.
+  r.relative_error = w->check(2e10);
+  r.note = c.name + ": " + std::to_string(c.rows.size()) + " groups (" +
+           std::string(to_string(c.form)) + "); cuBLAS: a loop of " + std::to_string(loop.size()) +
+           " calls; rel.err against the float64 reference";
+  r.groups = std::string(to_string(c.form)) + " ";
+  for (size_t g = 0; g < c.rows.size(); ++g) r.groups += (g ? "," : "") + std::to_string(c.rows[g]);
+  return r;
+}
+
 void print_row(const BenchRow& r) {
   std::printf(
       "%-9s %6lld %6lld %6lld  %-4s %-2s  %-8s %-27s %8.1f %8.1f %6.2fx %5.0f%% %8.0f  %.1e\n",
@@ -159,7 +260,12 @@ void bench_command(const BenchOptions& o) {
   layouts_option(o.layouts.empty() ? default_layouts(dtype) : o.layouts, &types.layout_a,
                  &types.layout_b);
   if (o.reps < 1) fail("--reps must be >= 1");
-  std::vector<BenchShape> shapes = shapes_option(o.suite, o.shapes_file);
+  const bool moe = o.suite == "moe" && o.shapes_file.empty();
+  if (moe && !(dtype == DType::bf16 || dtype == DType::fp16)) {
+    fail("--suite moe runs fp16 or bf16 (grouped GEMMs take no other type on the GPU yet)");
+  }
+  std::vector<BenchShape> shapes =
+      moe ? std::vector<BenchShape>{} : shapes_option(o.suite, o.shapes_file);
   // fp32 at 16384^3 takes minutes per shape on CUDA cores, as in the anchors: left out.
   if (dtype == DType::fp32) std::erase_if(shapes, [](const BenchShape& s) { return s.m == 16384; });
   GemmOptions options;
@@ -182,9 +288,17 @@ void bench_command(const BenchOptions& o) {
     rows.push_back(bench_shape(shape, o, types, options, timer, ceiling));
     print_row(rows.back());
   }
+  if (moe) {
+    for (const MoeCase& c : moe_cases()) {
+      rows.push_back(bench_moe_case(c, o, types, options, timer, ceiling));
+      print_row(rows.back());
+    }
+  }
 
   std::printf("geometric means (TFLOP/s tilegemm / cuBLAS, ratio):\n");
-  for (const auto& suite : suite_names()) {
+  std::vector<std::string> suites = suite_names();
+  suites.push_back("moe");
+  for (const auto& suite : suites) {
     const double ours = geomean(rows, suite, &BenchRow::tilegemm_tflops);
     if (ours == 0) continue;
     std::printf("  %-9s %8.1f %8.1f %6.2fx\n", suite.c_str(), ours,
@@ -221,7 +335,9 @@ void bench_command(const BenchOptions& o) {
 void add_bench_command(CLI::App& app) {
   static BenchOptions o;
   auto* cmd = app.add_subcommand("bench", "Time tilegemm and cuBLAS side by side on shape suites");
-  cmd->add_option("--suite", o.suite, "square, unaligned, skinny, llm, longk, fp8 or all")
+  cmd->add_option("--suite", o.suite,
+                  "square, unaligned, skinny, llm, longk, fp8, all, or moe (grouped GEMMs of "
+                  "mixture-of-experts layers against a loop of cuBLAS calls)")
       ->capture_default_str();
   cmd->add_option("--shapes", o.shapes_file, "file of 'M N K' lines (replaces --suite)");
   cmd->add_option("--dtype", o.dtype,

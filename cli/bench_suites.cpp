@@ -35,6 +35,30 @@ std::optional<std::vector<BenchShape>> suite_shapes(const std::string& name) {
   return out;
 }
 
+std::vector<MoeCase> moe_cases() {
+  const auto same = [](int groups, int32_t rows) { return std::vector<int32_t>(groups, rows); };
+  // 16 experts from 64 to 4096 tokens, 15,232 in all
+  const std::vector<int32_t> skewed = {64,  64,  128,  192,  256,  384,  448,  512,
+                                       640, 768, 1024, 1280, 1536, 1792, 2048, 4096};
+  // empty experts, one-token experts and one huge one
+  const std::vector<int32_t> edge = {0, 1, 8192, 0, 1, 64, 0, 5};
+  // decode: 16 to 95 tokens per expert (a fixed draw), up to 128 each
+  const std::vector<int32_t> decode = {39, 84, 27, 61, 90, 16, 55, 73, 22, 47, 95,
+                                       33, 68, 18, 80, 51, 29, 76, 44, 92, 35, 58,
+                                       20, 87, 63, 25, 71, 49, 94, 31, 66, 41};
+  const auto sum = [](const std::vector<int32_t>& r) {
+    int64_t s = 0;
+    for (int32_t x : r) s += x;
+    return s;
+  };
+  return {{"dsv3-gate-up", GroupRows::offsets, 32 * 512, 4096, 7168, same(32, 512)},
+          {"dsv3-down", GroupRows::offsets, 32 * 512, 7168, 2048, same(32, 512)},
+          {"mixtral-w1", GroupRows::offsets, 8 * 2048, 14336, 4096, same(8, 2048)},
+          {"skewed", GroupRows::offsets, sum(skewed), 4096, 7168, skewed},
+          {"edge", GroupRows::offsets, sum(edge), 4096, 7168, edge},
+          {"decode", GroupRows::counts, 128, 4096, 7168, decode}};
+}
+
 std::vector<BenchShape> parse_shapes(const std::string& text, std::string* error) {
   std::vector<BenchShape> out;
   std::istringstream in(text);
@@ -110,6 +134,7 @@ void write_json(std::ostream& out, const std::vector<BenchRow>& rows) {
                  {"tilegemm_gbs", r.tilegemm_gbs},
                  {"relative_error", r.relative_error},
                  {"note", r.note}});
+    if (!r.groups.empty()) j.back()["groups"] = r.groups;
   }
   out << j.dump(2) << '\n';
 }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "tilegemm/tilegemm.hpp"
+
 namespace tilegemm::cli {
 
 struct BenchShape {
@@ -21,6 +23,17 @@ std::optional<std::vector<BenchShape>> suite_shapes(const std::string& name);
 // Lines of "M N K" (or "M,N,K"); '#' starts a comment. Errors name the line.
 std::vector<BenchShape> parse_shapes(const std::string& text, std::string* error);
 
+// The moe suite: grouped GEMMs of mixture-of-experts layers, bf16, each compared with a loop of
+// cuBLAS calls (one per group) in the same run. `m`: A's rows (offsets: all the groups' tokens;
+// counts: the most rows a group may have); `rows`: each group's rows.
+struct MoeCase {
+  std::string name;
+  GroupRows form = GroupRows::offsets;
+  int64_t m = 0, n = 0, k = 0;
+  std::vector<int32_t> rows;
+};
+std::vector<MoeCase> moe_cases();
+
 struct BenchRow {
   std::string suite, dtype, layouts, kernel, config;
   int64_t m = 0, n = 0, k = 0;
@@ -30,6 +43,8 @@ struct BenchRow {
   double tilegemm_gbs = 0;        // achieved bandwidth over the minimum bytes
   double relative_error = 0;      // tilegemm vs cuBLAS
   std::string note;  // what gemm() did first, e.g. the aligned copies (GemmReport::aligned_copies)
+  // A grouped row's groups: the form and each group's rows (JSON only), e.g. "offsets 512,512".
+  std::string groups;
 };
 
 void write_csv(std::ostream& out, const std::vector<BenchRow>& rows);

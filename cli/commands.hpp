@@ -31,6 +31,8 @@ struct CommandExit {
 // Parsers for the option values shared by several subcommands; each fails with a message that
 // names the option and the value.
 DType dtype_option(const std::string& option, const std::string& value);
+// --group-rows "512,0,37": each group's rows (0 to 2^31 - 1 each), for `option`.
+std::vector<int32_t> group_rows_option(const std::string& option, const std::string& value);
 Layout layout_option(const std::string& option, const std::string& value);
 Backend backend_option(const std::string& value);
 // "none", "relu", "gelu", "silu", "leaky_relu" or "leaky_relu:SLOPE".

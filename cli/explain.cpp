@@ -7,9 +7,11 @@
 #include <climits>
 #include <cstdio>
 #include <optional>
+#include <vector>
 
 #include "commands.hpp"
 #include "problem/scales.hpp"
+#include "schedule/grouped_tiles.hpp"
 #include "schedule/tail_split.hpp"
 #include "schedule/tile_order.hpp"
 #include "schedule/wave_traffic.hpp"
@@ -22,7 +24,59 @@ struct ExplainOptions {
   std::string block = "128x64x32", order = "grouped", dtype = "fp16", scale_mode = "none";
   int64_t group = 8, pid = 0, wave = 0;
   bool choice = false;
+  std::string group_rows;  // a grouped GEMM (offsets form): each group's rows
 };
+
+// How program `pid` of a persistent grid of `wave` programs walks a grouped GEMM's tiles
+// (schedule/grouped_tiles.hpp): the groups' rows one after the other in M, each group's tiles in
+// grouped order, and the program taking items pid, pid + wave, ... across the groups.
+void print_grouped_walk(const ExplainOptions& o, int64_t bm, int64_t bn, int64_t wave) {
+  std::vector<int32_t> offsets = group_rows_option("--group-rows", o.group_rows);
+  int64_t end = 0;
+  for (int32_t& rows : offsets) {  // each group's rows -> where its rows end
+    end += rows;
+    if (end > o.m) fail("--group-rows '" + o.group_rows + "': the groups take more than M rows");
+    rows = int32_t(end);
+  }
+  if (wave > INT32_MAX || cdiv(o.n, bn) > INT32_MAX ||
+      grouped_items_bound(GroupRows::offsets, int64_t(offsets.size()), o.m, o.n, bm, bn) >
+          INT32_MAX) {
+    fail("--group-rows: more than 2^31 tiles or programs (the kernel's walk is 32-bit)");
+  }
+  const GroupedTiles tiles{GroupRows::offsets,
+                           offsets.data(),
+                           int32_t(offsets.size()),
+                           o.m,
+                           int32_t(cdiv(o.n, bn)),
+                           int32_t(bm),
+                           int32_t(std::min<int64_t>(o.group, INT32_MAX))};
+  std::printf(
+      "\ngrouped walk (the offsets form, %zu groups in %lld rows): program %lld of a persistent "
+      "grid of %lld takes work items %lld, %lld, ...; each group's tiles in grouped order, one "
+      "group after the other\n",
+      offsets.size(), (long long)end, (long long)o.pid, (long long)wave, (long long)o.pid,
+      (long long)(o.pid + wave));
+  GroupCursor cursor;
+  int shown = 0;
+  for (int64_t item = o.pid; item <= INT32_MAX && tiles.seek(cursor, int32_t(item)); item += wave) {
+    if (++shown > 16) {
+      std::printf("  ...\n");
+      return;
+    }
+    const GroupedTile t = tiles.tile(cursor, int32_t(item));
+    const int64_t r0 = t.row0(int(bm)), r1 = std::min(r0 + bm, t.rows.end);
+    std::printf(
+        "  item %lld: group %d (rows %lld..%lld, items %d..%d), pid_m %lld pid_n %lld -> rows "
+        "%lld..%lld, columns %lld..%lld\n",
+        (long long)item, t.group, (long long)t.rows.begin, (long long)t.rows.end - 1,
+        cursor.first_item, cursor.first_item + cursor.items - 1, (long long)t.tile.pid_m,
+        (long long)t.tile.pid_n, (long long)r0, (long long)r1 - 1, (long long)(t.tile.pid_n * bn),
+        (long long)std::min(t.tile.pid_n * bn + bn, o.n) - 1);
+  }
+  if (shown == 0) {
+    std::printf("  none: the groups have fewer than %lld tiles\n", (long long)o.pid + 1);
+  }
+}
 
 // What gemm() would run for a packed, row-major problem of this shape and dtype: backend,
 // kernel, config, where the config comes from, and the tuning key (docs/autotuning.md).
@@ -292,6 +346,7 @@ void explain_command(const ExplainOptions& o) {
     }
   }
   if (scale_mode != ScaleMode::none) print_tile_scales(o, scale_mode, r0, r1, c0, c1, bk);
+  if (!o.group_rows.empty()) print_grouped_walk(o, bm, bn, wave);
   if (o.choice) print_config_choice(o, dtype);
 }
 
@@ -314,6 +369,9 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--scale-mode", o.scale_mode,
                   "fp8: also show the scales the program reads (tensor, channel, block)")
       ->capture_default_str();
+  cmd->add_option("--group-rows", o.group_rows,
+                  "a grouped GEMM's rows per group, comma-separated (the offsets form): also show "
+                  "how the program walks the groups' tiles in a persistent grid of --wave");
   cmd->add_flag("--choice", o.choice,
                 "also say which kernel and config gemm() would run for this shape and dtype, "
                 "where the config comes from (heuristic, cache) and its tuning key");

@@ -1,4 +1,5 @@
 // tilegemm: run, time, check and explain GEMMs from the command line.
+#include <climits>
 #include <cstdio>
 #include <exception>
 #include <fstream>
@@ -112,6 +113,28 @@ void check_types(DType input, DType input_b, DType output) {
   if (Status s = validate(types); !s.ok()) fail(s.message);
 }
 
+std::vector<int32_t> group_rows_option(const std::string& option, const std::string& value) {
+  std::vector<int32_t> rows;
+  std::string field;
+  std::istringstream in(value);
+  while (std::getline(in, field, ',')) {
+    size_t used = 0;
+    long long v = -1;
+    try {
+      v = std::stoll(field, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != field.size() || v < 0 || v > INT32_MAX) {
+      fail(option + " '" + value + "': '" + field + "' is not a row count (0 to 2^31 - 1)");
+    }
+    rows.push_back(int32_t(v));
+  }
+  if (rows.empty()) fail(option + " is empty");
+  if (rows.size() > (size_t(1) << 24)) fail(option + ": more than 2^24 groups");
+  return rows;
+}
+
 std::string with_option_names(const std::string& message) {
   // Field -> the option that sets it (run, bench and tune take these).
   static const std::pair<std::regex, const char*> kOptions[] = {
@@ -127,6 +150,8 @@ std::string with_option_names(const std::string& message) {
       {std::regex(R"((^|[^.\w])(epilogue\.leaky_relu_slope)\b)"),
        "$1--activation leaky_relu:SLOPE ($2)"},
       {std::regex(R"((^|[^.\w])(scales\.mode)\b)"), "$1--scale-mode ($2)"},
+      {std::regex(R"((^|[^.\w])(group_rows)\b)"), "$1--group-rows ($2)"},
+      {std::regex(R"((^|[^.\w])(groups\.rows)\b)"), "$1--grouped ($2)"},
   };
   std::string out = message;
   for (const auto& [field, option] : kOptions) out = std::regex_replace(out, field, option);

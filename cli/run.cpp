@@ -23,6 +23,8 @@ struct RunOptions {
        no_aligned_copies = false;
   int reps = 0;
   uint64_t seed = 1;
+  std::string grouped = "none", group_rows;
+  int64_t groups = 0;
 };
 
 void run_command(const RunOptions& o) {
@@ -64,6 +66,28 @@ void run_command(const RunOptions& o) {
   options.aligned_copies = !o.no_aligned_copies;
   if (spec.m < 0 || spec.n < 0 || spec.k < 0) fail("M, N and K must be >= 0");
   if (spec.batch_count < 1) fail("--batch must be >= 1");
+  const std::optional<GroupRows> grouped = parse_group_rows(o.grouped);
+  if (!grouped)
+    fail("--grouped '" + o.grouped + "' is not a form of groups (none, offsets, counts)");
+  spec.groups = *grouped;
+  if (spec.groups != GroupRows::none) {
+    if (o.batch != 1) fail("--batch: a grouped GEMM's batch entries are its groups (--groups)");
+    if (!o.group_rows.empty()) {
+      spec.group_rows = group_rows_option("--group-rows", o.group_rows);
+      if (o.groups != 0 && o.groups != int64_t(spec.group_rows.size())) {
+        fail("--groups " + std::to_string(o.groups) + " but --group-rows has " +
+             std::to_string(spec.group_rows.size()) + " values");
+      }
+    } else if (o.groups > 0) {
+      if (o.groups > (int64_t(1) << 24)) fail("--groups must be at most 2^24");
+      spec.group_rows = harness::random_group_rows(spec.groups, o.groups, spec.m, o.seed);
+    } else {
+      fail("--grouped " + o.grouped + " needs --groups G (random rows) or --group-rows LIST");
+    }
+    spec.batch_count = int64_t(spec.group_rows.size());
+  } else if (o.groups != 0 || !o.group_rows.empty()) {
+    fail("--groups and --group-rows need --grouped offsets or counts");
+  }
   if (o.reps < 0) fail("--reps must be >= 1 (or 0: the default)");
 
   // The problem, the options and the memory it needs are checked before any data is drawn
@@ -115,7 +139,7 @@ void run_command(const RunOptions& o) {
     }
     ms = median(times);
   }
-  const double flops = 2.0 * double(spec.m) * spec.n * spec.k * spec.batch_count;
+  const double flops = 2.0 * double(harness::taken_rows(spec)) * spec.n * spec.k;
   const double tflops = ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0.0;
 
   double error = 0.0;
@@ -149,6 +173,8 @@ void run_command(const RunOptions& o) {
                         {"beta", spec.beta},
                         {"bias", spec.bias},
                         {"activation", to_string(spec.activation)},
+                        {"grouped", to_string(spec.groups)},
+                        {"group_rows", spec.group_rows},
                         {"backend", to_string(report.backend)},
                         {"kernel", report.kernel},
                         {"config", to_string(report.config)},
@@ -182,6 +208,16 @@ void run_command(const RunOptions& o) {
                 std::string(to_string(spec.layout_a)).c_str(),
                 std::string(to_string(spec.layout_b)).c_str(),
                 std::string(to_string(spec.layout_c)).c_str());
+    if (spec.groups != GroupRows::none) {
+      std::string rows;
+      for (size_t g = 0; g < spec.group_rows.size() && g < 16; ++g) {
+        rows += (g ? "," : "") + std::to_string(spec.group_rows[g]);
+      }
+      if (spec.group_rows.size() > 16) rows += ",...";
+      std::printf("groups: %s, %lld groups of %s rows (%lld rows taken)\n",
+                  std::string(to_string(spec.groups)).c_str(), (long long)spec.batch_count,
+                  rows.c_str(), (long long)harness::taken_rows(spec));
+    }
     std::printf("backend: %s  kernel: %s  config: %s%s%s\n",
                 std::string(to_string(report.backend)).c_str(), report.kernel.c_str(),
                 to_string(report.config).c_str(),
@@ -197,7 +233,9 @@ void run_command(const RunOptions& o) {
       std::printf(
           "check: relative error %.3e vs float64 reference (%lld of %lld rows), "
           "tolerance %.0e: %s\n",
-          error, (long long)rows_checked, (long long)spec.m, tolerance, passed ? "PASS" : "FAIL");
+          error, (long long)rows_checked,
+          (long long)(spec.groups == GroupRows::none ? spec.m : harness::taken_rows(spec)),
+          tolerance, passed ? "PASS" : "FAIL");
     }
   }
   if (!passed) exit_with(kExitCheckFailed);
@@ -236,6 +274,13 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--bias", o.bias, "add a random bias vector (one value per column of D)");
   cmd->add_flag("--in-place", o.in_place, "D is C (needs --beta to matter)");
   cmd->add_option("--batch", o.batch, "strided batch count")->capture_default_str();
+  cmd->add_option("--grouped", o.grouped,
+                  "grouped GEMM (mixture of experts): offsets (M rows shared by the groups in "
+                  "turn) or counts (each group a batch entry of up to M rows), or none")
+      ->capture_default_str();
+  cmd->add_option("--groups", o.groups, "--grouped: the number of groups, with random rows");
+  cmd->add_option("--group-rows", o.group_rows,
+                  "--grouped: each group's rows, comma-separated (e.g. 512,0,1,4096)");
   cmd->add_option("--backend", o.backend, "auto, gpu or cpu")->capture_default_str();
   cmd->add_option("--kernel", o.kernel, "GPU kernel (see `tilegemm info`) or auto")
       ->capture_default_str();

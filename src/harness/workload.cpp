@@ -104,6 +104,15 @@ Status to_device(const std::vector<uint8_t>& host, DeviceBuffer* out) {
   return Status::success();
 }
 
+// The int32 sizes a grouped problem reads: for offsets, where each group's rows end; for counts,
+// the rows themselves.
+std::vector<uint8_t> group_sizes(GroupRows form, std::vector<int32_t> rows) {
+  if (form == GroupRows::offsets) std::partial_sum(rows.begin(), rows.end(), rows.begin());
+  std::vector<uint8_t> bytes(rows.size() * sizeof(int32_t));
+  std::memcpy(bytes.data(), rows.data(), bytes.size());
+  return bytes;
+}
+
 int64_t packed_stride(Layout layout, int64_t rows, int64_t cols, int64_t ld) {
   const int64_t eff = effective_ld(ld, layout, rows, cols);
   return eff * (layout == Layout::row_major ? rows : cols);
@@ -118,6 +127,35 @@ int64_t storage_elements(Layout layout, int64_t rows, int64_t cols, int64_t ld, 
   return (batch_count - 1) * batch_stride + one;
 }
 
+std::vector<int32_t> random_group_rows(GroupRows form, int64_t groups, int64_t m, uint64_t seed) {
+  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + 7);
+  std::vector<int32_t> rows(size_t(std::max<int64_t>(groups, 0)));
+  if (form == GroupRows::counts) {
+    std::uniform_int_distribution<int64_t> count(0, m);
+    for (int32_t& r : rows) r = int32_t(count(rng));
+    return rows;
+  }
+  // offsets: groups - 1 cuts of [0, m], sorted; equal cuts leave empty groups
+  std::uniform_int_distribution<int64_t> cut(0, m);
+  std::vector<int64_t> cuts(rows.size() > 0 ? rows.size() - 1 : 0);
+  for (int64_t& c : cuts) c = cut(rng);
+  std::sort(cuts.begin(), cuts.end());
+  cuts.push_back(m);
+  int64_t previous = 0;
+  for (size_t g = 0; g < rows.size(); ++g) {
+    rows[g] = int32_t(cuts[g] - previous);
+    previous = cuts[g];
+  }
+  return rows;
+}
+
+int64_t taken_rows(const WorkloadSpec& s) {
+  if (s.groups == GroupRows::none) return s.m * s.batch_count;
+  int64_t rows = 0;
+  for (int32_t r : s.group_rows) rows += r;
+  return rows;
+}
+
 DType default_output_dtype(DType input_dtype) {
   if (is_fp8(input_dtype)) return DType::bf16;
   return input_dtype == DType::tf32 ? DType::fp32 : input_dtype;
@@ -127,27 +165,55 @@ Workload::Workload(const WorkloadSpec& spec, bool on_gpu) : spec_(spec), on_gpu_
 
 double Workload::host_bytes(const WorkloadSpec& s) {
   // A matrix's batch entries are packed: ld * lines each (negative values count as nothing).
-  const auto matrix = [&](Layout layout, double rows, double cols, double ld, DType dtype) {
+  // The groups of the offsets form share A, C and D (B has an entry per group).
+  const double entries = std::max(double(s.batch_count), 1.0);
+  const double shared = s.groups == GroupRows::offsets ? 1.0 : entries;
+  const auto matrix = [&](Layout layout, double rows, double cols, double ld, DType dtype,
+                          double count) {
     const double lines = layout == Layout::row_major ? rows : cols;
     const double length = layout == Layout::row_major ? cols : rows;
     const double stride = (ld > 0 ? ld : std::max(length, 1.0)) * lines;
-    return std::max(stride, 0.0) * std::max(double(s.batch_count), 1.0) * dtype_size(dtype);
+    return std::max(stride, 0.0) * count * dtype_size(dtype);
   };
   const double m = double(s.m), n = double(s.n), k = double(s.k);
   const Layout c_layout =
       s.c_transposed ? (s.layout_c == Layout::row_major ? Layout::col_major : Layout::row_major)
                      : s.layout_c;
-  double bytes = matrix(s.layout_a, m, k, double(s.lda), s.input_dtype) +
-                 matrix(s.layout_b, k, n, double(s.ldb), s.input_dtype_b.value_or(s.input_dtype)) +
-                 matrix(c_layout, m, n, s.c_transposed ? 0.0 : double(s.ldc), s.output_dtype) +
-                 matrix(s.layout_c, m, n, double(s.ldc), s.output_dtype);
-  if (s.bias) bytes += n * dtype_size(s.output_dtype);
+  double bytes =
+      matrix(s.layout_a, m, k, double(s.lda), s.input_dtype, shared) +
+      matrix(s.layout_b, k, n, double(s.ldb), s.input_dtype_b.value_or(s.input_dtype), entries) +
+      matrix(c_layout, m, n, s.c_transposed ? 0.0 : double(s.ldc), s.output_dtype, shared) +
+      matrix(s.layout_c, m, n, double(s.ldc), s.output_dtype, shared);
+  if (s.bias) bytes += n * dtype_size(s.output_dtype) * (s.groups == GroupRows::none ? 1 : entries);
   if (s.scale_mode == ScaleMode::block) bytes += 4.0 * (m + n) * std::ceil(k / kScaleBlock);
   if (s.scale_mode == ScaleMode::channel) bytes += 4.0 * (m + n);
   return bytes;
 }
 
 Status Workload::check_spec(const WorkloadSpec& s) {
+  if (s.groups != GroupRows::none) {
+    const std::string form(to_string(s.groups));
+    if (int64_t(s.group_rows.size()) != s.batch_count) {
+      return {StatusCode::invalid_argument, "group_rows: " + std::to_string(s.group_rows.size()) +
+                                                " values for " + std::to_string(s.batch_count) +
+                                                " groups"};
+    }
+    int64_t sum = 0;
+    for (int32_t r : s.group_rows) {
+      if (r < 0) return {StatusCode::invalid_argument, "group_rows: a group has fewer than 0 rows"};
+      if (s.groups == GroupRows::counts && r > s.m) {
+        return {StatusCode::invalid_argument, "group_rows: a group of " + std::to_string(r) +
+                                                  " rows in batch entries of m = " +
+                                                  std::to_string(s.m) + " (groups " + form + ")"};
+      }
+      sum += r;
+    }
+    if (s.groups == GroupRows::offsets && sum > s.m) {
+      return {StatusCode::invalid_argument, "group_rows: the groups take " + std::to_string(sum) +
+                                                " rows, more than m = " + std::to_string(s.m) +
+                                                " (groups offsets)"};
+    }
+  }
   const double bytes = host_bytes(s), available = host_memory_bytes();
   if (available > 0 && bytes > 0.9 * available) {
     char text[160];
@@ -164,7 +230,8 @@ Status Workload::check_spec(const WorkloadSpec& s) {
   const GemmProblem p = stand_in.problem_over(at(1), at(2), s.in_place ? at(4) : at(3), at(4),
                                               s.bias ? at(5) : nullptr,
                                               s.scale_mode != ScaleMode::none ? at(6) : nullptr,
-                                              s.scale_mode != ScaleMode::none ? at(7) : nullptr);
+                                              s.scale_mode != ScaleMode::none ? at(7) : nullptr,
+                                              s.groups != GroupRows::none ? at(8) : nullptr);
   return validate(p);
 }
 
@@ -181,12 +248,15 @@ Status Workload::create_checked(const WorkloadSpec& spec, bool on_gpu,
                                 std::unique_ptr<Workload>* out) {
   std::unique_ptr<Workload> w(new Workload(spec, on_gpu));
   const WorkloadSpec& s = spec;
-  const int64_t batches = s.batch_count;
-  auto elements = [&](Layout layout, int64_t rows, int64_t cols, int64_t ld) {
+  auto elements = [&](Layout layout, int64_t rows, int64_t cols, int64_t ld, int64_t batches) {
     return storage_elements(layout, rows, cols, ld, batches, packed_stride(layout, rows, cols, ld));
   };
-  w->host_a_ = random_buffer(elements(s.layout_a, s.m, s.k, s.lda), s.input_dtype, s.seed * 4 + 0);
-  w->host_b_ = random_buffer(elements(s.layout_b, s.k, s.n, s.ldb), w->dtype_b(), s.seed * 4 + 1);
+  const int64_t entries = w->entries();
+  w->host_a_ =
+      random_buffer(elements(s.layout_a, s.m, s.k, s.lda, entries), s.input_dtype, s.seed * 4 + 0);
+  w->host_b_ = random_buffer(elements(s.layout_b, s.k, s.n, s.ldb, s.batch_count), w->dtype_b(),
+                             s.seed * 4 + 1);
+  if (s.groups != GroupRows::none) w->host_sizes_ = group_sizes(s.groups, s.group_rows);
   if (s.scale_mode != ScaleMode::none) {
     // The counts the problem needs (scales.hpp), drawn from their own streams.
     GemmProblem shape;
@@ -200,12 +270,15 @@ Status Workload::create_checked(const WorkloadSpec& spec, bool on_gpu,
   if (s.c_transposed && s.in_place) {
     return {StatusCode::invalid_argument, "workload: in_place needs C in D's layout"};
   }
-  w->host_c_ = random_buffer(elements(w->layout_of_c(), s.m, s.n, w->ld_of_c()), s.output_dtype,
-                             s.seed * 4 + 2);
-  if (s.bias) w->host_bias_ = random_buffer(s.n, s.output_dtype, s.seed * 4 + 3);
+  w->host_c_ = random_buffer(elements(w->layout_of_c(), s.m, s.n, w->ld_of_c(), entries),
+                             s.output_dtype, s.seed * 4 + 2);
+  if (s.bias) {
+    const int64_t biases = s.groups == GroupRows::none ? 1 : s.batch_count;
+    w->host_bias_ = random_buffer(s.n * biases, s.output_dtype, s.seed * 4 + 3);
+  }
   // In place, D is a copy of C that the run overwrites; host_c_ keeps C for the reference.
   w->host_d_ = w->host_c_;
-  w->host_d_.resize(elements(s.layout_c, s.m, s.n, s.ldc) * dtype_size(s.output_dtype));
+  w->host_d_.resize(elements(s.layout_c, s.m, s.n, s.ldc, entries) * dtype_size(s.output_dtype));
   if (on_gpu) {
     for (auto [host, dev] : {std::pair{&w->host_a_, &w->dev_a_},
                              {&w->host_b_, &w->dev_b_},
@@ -213,7 +286,8 @@ Status Workload::create_checked(const WorkloadSpec& spec, bool on_gpu,
                              {&w->host_d_, &w->dev_d_},
                              {&w->host_bias_, &w->dev_bias_},
                              {&w->host_scale_a_, &w->dev_scale_a_},
-                             {&w->host_scale_b_, &w->dev_scale_b_}}) {
+                             {&w->host_scale_b_, &w->dev_scale_b_},
+                             {&w->host_sizes_, &w->dev_sizes_}}) {
       if (Status st = to_device(*host, dev); !st.ok()) return st;
     }
   }
@@ -223,8 +297,8 @@ Status Workload::create_checked(const WorkloadSpec& spec, bool on_gpu,
 }
 
 GemmProblem Workload::problem_over(const void* a, const void* b, const void* c, void* d,
-                                   const void* bias, const void* scale_a,
-                                   const void* scale_b) const {
+                                   const void* bias, const void* scale_a, const void* scale_b,
+                                   const void* sizes) const {
   const WorkloadSpec& s = spec_;
   GemmProblem p;
   p.m = s.m;
@@ -241,10 +315,13 @@ GemmProblem Workload::problem_over(const void* a, const void* b, const void* c, 
   p.d = {d, s.output_dtype, s.layout_c, s.ldc, packed_stride(s.layout_c, s.m, s.n, s.ldc)};
   if (s.batch_count == 1)
     p.a.batch_stride = p.b.batch_stride = p.c.batch_stride = p.d.batch_stride = 0;
+  if (s.groups != GroupRows::none) p.groups = {s.groups, static_cast<const int32_t*>(sizes)};
+  if (s.groups == GroupRows::offsets) p.a.batch_stride = p.c.batch_stride = p.d.batch_stride = 0;
   p.epilogue.alpha = s.alpha;
   p.epilogue.beta = s.beta;
   p.epilogue.bias = bias;
   p.epilogue.bias_dtype = s.output_dtype;
+  if (s.groups != GroupRows::none) p.epilogue.bias_batch_stride = s.n;  // a bias per group
   p.epilogue.activation = s.activation;
   p.epilogue.leaky_relu_slope = s.leaky_relu_slope;
   return p;
@@ -256,18 +333,36 @@ GemmProblem Workload::problem() const {
     auto* d = const_cast<uint8_t*>(host_d_.data());
     return problem_over(host_a_.data(), host_b_.data(), in_place ? d : host_c_.data(), d,
                         spec_.bias ? host_bias_.data() : nullptr, scale_or_null(host_scale_a_),
-                        scale_or_null(host_scale_b_));
+                        scale_or_null(host_scale_b_), scale_or_null(host_sizes_));
   }
   void* d = dev_d_.get();
   return problem_over(dev_a_.get(), dev_b_.get(), in_place ? d : dev_c_.get(), d,
                       spec_.bias ? dev_bias_.get() : nullptr, dev_scale_a_.get(),
-                      dev_scale_b_.get());
+                      dev_scale_b_.get(), dev_sizes_.get());
 }
 
 Layout Workload::layout_of_c() const {
   const Layout d = spec_.layout_c;
   if (!spec_.c_transposed) return d;
   return d == Layout::row_major ? Layout::col_major : Layout::row_major;
+}
+
+Status Workload::set_group_rows(const std::vector<int32_t>& rows) {
+  WorkloadSpec changed = spec_;
+  changed.group_rows = rows;
+  if (spec_.groups == GroupRows::none) {
+    return {StatusCode::invalid_argument, "set_group_rows: the workload has no groups"};
+  }
+  if (Status s = check_spec(changed); !s.ok()) return s;
+  spec_ = changed;
+  std::vector<uint8_t> sizes = group_sizes(spec_.groups, rows);
+  std::copy(sizes.begin(), sizes.end(), host_sizes_.begin());
+  if (!on_gpu_) return Status::success();
+  const cudaError_t e =
+      cudaMemcpy(dev_sizes_.get(), host_sizes_.data(), host_sizes_.size(), cudaMemcpyHostToDevice);
+  return e == cudaSuccess
+             ? Status::success()
+             : Status{StatusCode::cuda_error, std::string("cudaMemcpy: ") + cudaGetErrorString(e)};
 }
 
 Status Workload::poison_output() {
@@ -302,6 +397,7 @@ Status Workload::fetch_output() {
 }
 
 double Workload::check(double max_reference_flops, int64_t* rows_checked) const {
+  if (spec_.groups != GroupRows::none) return check_grouped(max_reference_flops, rows_checked);
   // The reference reads the inputs as drawn (host_c_ is never written) and D as fetched.
   GemmProblem host =
       problem_over(host_a_.data(), host_b_.data(), host_c_.data(),
@@ -333,10 +429,68 @@ double Workload::check(double max_reference_flops, int64_t* rows_checked) const 
   return reference::relative_error(got, ref);
 }
 
+// Every taken row of D must hold a finite value and every other row its NaN poison; the taken
+// rows (a random sample of them, where the reference would take more than max_reference_flops)
+// must match the float64 reference.
+double Workload::check_grouped(double max_reference_flops, int64_t* rows_checked) const {
+  const WorkloadSpec& s = spec_;
+  std::vector<int32_t> sizes(s.group_rows.size());
+  std::memcpy(sizes.data(), host_sizes_.data(), host_sizes_.size());
+  GemmProblem host = problem_over(
+      host_a_.data(), host_b_.data(), host_c_.data(), const_cast<uint8_t*>(host_d_.data()),
+      s.bias ? host_bias_.data() : nullptr, nullptr, nullptr, sizes.data());
+  const std::vector<double> got = reference::read_output(host);
+  // (entry, row) of every taken row, and the check that the others were left alone
+  std::vector<std::pair<int64_t, int64_t>> taken;
+  int64_t begin = 0;
+  for (size_t g = 0; g < s.group_rows.size(); ++g) {
+    const int64_t entry = s.groups == GroupRows::offsets ? 0 : int64_t(g);
+    const int64_t first = s.groups == GroupRows::offsets ? begin : 0;
+    for (int64_t r = first; r < first + s.group_rows[g]; ++r) taken.push_back({entry, r});
+    begin += s.group_rows[g];
+  }
+  std::vector<char> is_taken(size_t(entries() * s.m), 0);
+  for (auto [entry, row] : taken) is_taken[size_t(entry * s.m + row)] = 1;
+  for (size_t r = 0; r < is_taken.size(); ++r)
+    for (int64_t j = 0; j < s.n; ++j) {
+      const double v = got[r * size_t(s.n) + size_t(j)];
+      if (is_taken[r] ? !std::isfinite(v) : !std::isnan(v)) {
+        if (rows_checked) *rows_checked = 0;
+        return std::numeric_limits<double>::infinity();
+      }
+    }
+  const double flops = 2.0 * double(taken.size()) * double(s.n) * double(s.k);
+  std::vector<int64_t> rows;  // the reference's rows of every entry (all if empty)
+  if (flops > max_reference_flops && s.m > 1) {
+    std::vector<int64_t> all(s.m);
+    std::iota(all.begin(), all.end(), 0);
+    std::mt19937_64 rng(s.seed + 99);
+    std::shuffle(all.begin(), all.end(), rng);
+    rows.assign(all.begin(),
+                all.begin() + std::clamp<int64_t>(
+                                  int64_t(double(s.m) * max_reference_flops / flops), 1, s.m));
+  }
+  const std::vector<double> ref = reference::grouped_gemm(host, sizes, rows);
+  std::vector<double> x, y;
+  for (auto [entry, row] : taken) {
+    const size_t at = size_t(entry * s.m + row) * size_t(s.n);
+    if (std::isnan(ref[at])) continue;  // not sampled
+    x.insert(x.end(), got.begin() + int64_t(at), got.begin() + int64_t(at) + s.n);
+    y.insert(y.end(), ref.begin() + int64_t(at), ref.begin() + int64_t(at) + s.n);
+  }
+  if (rows_checked) *rows_checked = int64_t(x.size()) / std::max<int64_t>(s.n, 1);
+  return reference::relative_error(x, y);
+}
+
 double Workload::min_bytes() const {
   const WorkloadSpec& s = spec_;
   const double in_a = dtype_size(s.input_dtype), in_b = dtype_size(dtype_b()),
                out = dtype_size(s.output_dtype);
+  if (s.groups != GroupRows::none) {
+    const double rows = double(taken_rows(s));
+    return rows * s.k * in_a + double(s.batch_count) * s.k * s.n * in_b +
+           rows * s.n * out * (s.beta != 0.0f ? 2 : 1);
+  }
   double bytes = double(s.batch_count) *
                  (double(s.m) * s.k * in_a + double(s.k) * s.n * in_b + double(s.m) * s.n * out);
   if (s.beta != 0.0f) bytes += double(s.batch_count) * double(s.m) * s.n * out;

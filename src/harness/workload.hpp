@@ -31,8 +31,20 @@ struct WorkloadSpec {
   // C in the other layout than D (layout_c says D's), packed: e.g. a column-major C added into a
   // row-major D. Not with in_place.
   bool c_transposed = false;
+  // A grouped GEMM (tilegemm.hpp: Groups) of batch_count groups with group_rows[g] rows each: in
+  // the offsets form they follow each other in M rows (M >= their sum; rows past it belong to no
+  // group), in the counts form each is a batch entry of M rows. With `bias`, a bias per group.
+  GroupRows groups = GroupRows::none;
+  std::vector<int32_t> group_rows;
   uint64_t seed = 1;
 };
+
+// Rows for `groups` groups drawn from `seed`: for offsets, a random split of m rows (empty
+// groups included); for counts, each from 0 to m.
+std::vector<int32_t> random_group_rows(GroupRows form, int64_t groups, int64_t m, uint64_t seed);
+
+// The rows the groups take in all (M x batch_count for a dense problem): what the FLOPs count.
+int64_t taken_rows(const WorkloadSpec& spec);
 
 // Releases device memory on destruction (a null deleter on the CPU backend).
 using DeviceBuffer = std::unique_ptr<void, void (*)(void*)>;
@@ -54,6 +66,9 @@ class Workload {
   bool on_gpu() const { return on_gpu_; }
   // The problem over the buffers gemm() should use (device memory on the GPU backend).
   GemmProblem problem() const;
+  // New rows for the groups (as many as before), written over the sizes' memory in place: a
+  // call captured in a graph reads them at its next replay. Checked as create() checks them.
+  Status set_group_rows(const std::vector<int32_t>& rows);
   // Fills D with NaN so that elements a kernel fails to write show up in the check.
   Status poison_output();
   // Copies D back to host memory (no-op on the CPU backend).
@@ -70,7 +85,11 @@ class Workload {
   static Status create_checked(const WorkloadSpec& spec, bool on_gpu,
                                std::unique_ptr<Workload>* out);
   GemmProblem problem_over(const void* a, const void* b, const void* c, void* d, const void* bias,
-                           const void* scale_a, const void* scale_b) const;
+                           const void* scale_a, const void* scale_b,
+                           const void* sizes = nullptr) const;
+  // Batch entries of A, C and D: one shared by the groups of the offsets form.
+  int64_t entries() const { return spec_.groups == GroupRows::offsets ? 1 : spec_.batch_count; }
+  double check_grouped(double max_reference_flops, int64_t* rows_checked) const;
   // C's layout and leading dimension (c_transposed: the other layout, packed).
   Layout layout_of_c() const;
   int64_t ld_of_c() const { return spec_.c_transposed ? 0 : spec_.ldc; }
@@ -80,9 +99,10 @@ class Workload {
   WorkloadSpec spec_;
   bool on_gpu_;
   std::vector<uint8_t> host_a_, host_b_, host_c_, host_d_, host_bias_, host_scale_a_, host_scale_b_;
+  std::vector<uint8_t> host_sizes_;  // the groups' offsets or counts (int32)
   DeviceBuffer dev_a_{nullptr, nullptr}, dev_b_{nullptr, nullptr}, dev_c_{nullptr, nullptr},
       dev_d_{nullptr, nullptr}, dev_bias_{nullptr, nullptr}, dev_scale_a_{nullptr, nullptr},
-      dev_scale_b_{nullptr, nullptr};
+      dev_scale_b_{nullptr, nullptr}, dev_sizes_{nullptr, nullptr};
 };
 
 // Relative-error limit of a result (src/problem/tolerance.hpp).
