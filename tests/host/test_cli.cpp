@@ -201,6 +201,55 @@ TEST(CliRun, Fp8WithEachScaleModeChecksAgainstTheReference) {
   }
 }
 
+TEST(CliRun, GroupedBothFormsCheckAgainstTheReference) {
+  for (const char* args : {"run 300 70 40 --grouped offsets --groups 5 --bias",
+                           "run 50 70 40 --grouped counts --group-rows 3,0,50,17 --layout-b col"}) {
+    const Result r = run_cli(std::string(args) + " --dtype bf16 --backend cpu --check --reps 1");
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("groups: "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
+  }
+  const Result r = run_cli(
+      "run 64 32 16 --grouped counts --group-rows 3,0,64,17 --backend cpu "
+      "--check --reps 1");
+  EXPECT_NE(r.output.find("groups: counts, 4 groups of 3,0,64,17 rows (84 rows taken)"),
+            std::string::npos)
+      << r.output;
+}
+
+// Groups of 512, 0, 1 and 587 rows, 128x256 tiles of 512 columns: items 0-7 are group 0's, 8-9
+// group 2's, 10-19 group 3's (from row 513); program 3 of 4 takes 3, 7, 11, 15, 19.
+TEST(CliExplain, ShowsHowAProgramWalksTheGroups) {
+  const Result r =
+      run_cli("explain 1100 512 64 --block 128x256x64 --group-rows 512,0,1,587 --pid 3 --wave 4");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line :
+       {"item 3: group 0 (rows 0..511, items 0..7), pid_m 3 pid_n 0 -> rows 384..511, columns "
+        "0..255",
+        "item 11: group 3 (rows 513..1099, items 10..19), pid_m 1 pid_n 0 -> rows 641..768",
+        "item 19: group 3 (rows 513..1099, items 10..19), pid_m 4 pid_n 1 -> rows 1025..1099, "
+        "columns 256..511"}) {
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  }
+  EXPECT_EQ(r.output.find("item 23"), std::string::npos) << r.output;
+  expect_errors({{"explain 100 64 64 --group-rows 60,50", "the groups take more than M rows"}});
+}
+
+TEST(CliRun, GroupedOptionsAreNamed) {
+  expect_errors({
+      {"run 64 8 8 --grouped sideways --groups 2", "--grouped 'sideways' is not a form of groups"},
+      {"run 64 8 8 --grouped offsets", "--grouped offsets needs --groups G"},
+      {"run 64 8 8 --groups 3", "--groups and --group-rows need --grouped offsets or counts"},
+      {"run 64 8 8 --grouped offsets --group-rows 3,x", "'x' is not a row count"},
+      {"run 64 8 8 --grouped offsets --group-rows 60,10 --backend cpu",
+       "--group-rows (group_rows): the groups take 70 rows, more than m = 64"},
+      {"run 64 8 8 --grouped counts --group-rows 65 --backend cpu",
+       "--group-rows (group_rows): a group of 65 rows"},
+      {"run 64 8 8 --grouped counts --groups 2 --batch 2", "--batch: a grouped GEMM's batch"},
+      {"run 64 8 8 --grouped counts --groups 2 --group-rows 1,2,3", "--groups 2 but --group-rows"},
+  });
+}
+
 TEST(CliRun, JsonOutputHasTheCheck) {
   const Result r = run_cli("run 16 16 16 --backend cpu --check --json --reps 1");
   EXPECT_EQ(r.exit_code, 0) << r.output;

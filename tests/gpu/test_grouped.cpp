@@ -1,0 +1,181 @@
+// Grouped GEMMs (tilegemm.hpp: Groups) on the GPU: the sm90 grouped kernel against the float64
+// reference for every compiled config, form, layout of B and epilogue, with random group sizes
+// (empty and one-row groups included), and a CUDA graph replayed with new sizes.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gemm_check.hpp"
+
+namespace tilegemm {
+namespace {
+
+using harness::WorkloadSpec;
+
+bool contains(const std::string& text, const char* part) {
+  return text.find(part) != std::string::npos;
+}
+
+class GpuGrouped : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (devices().empty()) GTEST_SKIP() << "no CUDA device: GPU tests skipped";
+    const DeviceInfo d = devices().front();
+    if (d.compute_capability_major != 9 || d.compute_capability_minor != 0) {
+      GTEST_SKIP() << "grouped GEMMs run on sm90 alone";
+    }
+  }
+};
+
+// `groups` groups of random rows (one empty, one of a single row), bf16 or fp16.
+WorkloadSpec grouped_spec(GroupRows form, int groups, int64_t m, int64_t n, int64_t k, DType dtype,
+                          uint64_t seed) {
+  WorkloadSpec s = testing::spec_of(m, n, k, dtype);
+  s.groups = form;
+  s.group_rows = harness::random_group_rows(form, groups, m, seed);
+  s.group_rows[seed % groups] = 0;
+  if (form == GroupRows::offsets) {
+    // move one row of the largest group into a one-row group
+    auto largest = std::max_element(s.group_rows.begin(), s.group_rows.end());
+    int32_t& one = s.group_rows[(seed + 1) % groups];
+    if (&one != &*largest && *largest > 1) *largest += one - 1, one = 1;
+  } else {
+    s.group_rows[(seed + 1) % groups] = 1;
+  }
+  s.batch_count = groups;
+  s.seed = seed;
+  return s;
+}
+
+GemmOptions sm90(const KernelConfig& c) {
+  GemmOptions o;
+  o.backend = Backend::gpu;
+  o.kernel = "sm90";
+  o.config = c;
+  return o;
+}
+
+TEST_F(GpuGrouped, EveryConfigFormLayoutOfBAndEpilogue) {
+  const std::vector<KernelInfo> kernels = available_kernels();
+  const auto info = std::find_if(kernels.begin(), kernels.end(),
+                                 [](const KernelInfo& k) { return k.name == "sm90"; });
+  ASSERT_NE(info, kernels.end());
+  uint64_t seed = 100;
+  int configs = 0, ran = 0;
+  for (const KernelConfig& c : info->configs) {
+    // The grouped kernel's configs are those plan() takes for a grouped problem.
+    {
+      std::unique_ptr<harness::Workload> w;
+      ASSERT_TRUE(harness::Workload::create(
+                      grouped_spec(GroupRows::offsets, 3, 64, 64, 64, DType::bf16, 1), true, &w)
+                      .ok());
+      if (const Status s = plan(w->problem(), sm90(c), nullptr); !s.ok()) {
+        EXPECT_TRUE(contains(s.message, "grouped GEMMs have no compiled config") ||
+                    contains(s.message, "has no compiled config"))
+            << s.message;
+        continue;
+      }
+    }
+    ++configs;
+    for (GroupRows form : {GroupRows::offsets, GroupRows::counts})
+      for (Layout lb : {Layout::row_major, Layout::col_major})
+        for (DType dtype : {DType::bf16, DType::fp16})
+          for (int epilogue = 0; epilogue < 3; ++epilogue) {
+            const int64_t m = form == GroupRows::offsets ? 900 : 200;
+            WorkloadSpec s = grouped_spec(form, 7, m, 264, 200, dtype, seed++);
+            s.layout_b = lb;
+            if (epilogue == 1) {  // the general route: beta * C, a bias per group, gelu
+              s.alpha = 0.75f;
+              s.beta = -0.5f;
+              s.bias = true;
+              s.activation = Activation::gelu;
+            }
+            if (epilogue == 2) {  // fp32 D, rows of D 8 elements longer
+              s.output_dtype = DType::fp32;
+              s.alpha = 1.5f;
+              s.ldc = s.n + 8;
+            }
+            testing::expect_matches_reference(s, sm90(c));
+            ++ran;
+          }
+  }
+  EXPECT_EQ(configs, 3);
+  EXPECT_EQ(ran, configs * 24);
+}
+
+// Long K, wide N and many groups: programs walk many tiles of many groups.
+TEST_F(GpuGrouped, ManyGroupsOfManyTilesEach) {
+  GemmOptions o;
+  o.backend = Backend::gpu;
+  for (GroupRows form : {GroupRows::offsets, GroupRows::counts}) {
+    WorkloadSpec s = grouped_spec(form, 40, form == GroupRows::offsets ? 6000 : 300, 1032, 1104,
+                                  DType::bf16, 7 + int(form));
+    testing::expect_matches_reference(s, o);
+  }
+}
+
+TEST_F(GpuGrouped, AutoRunsSm90AndOtherKernelsSayWhyNot) {
+  WorkloadSpec s = grouped_spec(GroupRows::offsets, 4, 300, 128, 64, DType::bf16, 3);
+  std::unique_ptr<harness::Workload> w;
+  ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
+  GemmOptions o;
+  o.backend = Backend::gpu;
+  GemmReport report;
+  ASSERT_TRUE(gemm(w->problem(), o, &report).ok());
+  EXPECT_EQ(report.kernel, "sm90");
+  o.kernel = "sm80";
+  const Status refused = gemm(w->problem(), o);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_TRUE(contains(refused.message, "kernel sm80 runs no grouped GEMM")) << refused.message;
+  s.layout_a = Layout::col_major;
+  ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
+  o.kernel = "sm90";
+  const Status column_a = gemm(w->problem(), o);
+  EXPECT_TRUE(contains(column_a.message, "grouped GEMMs need a row-major A")) << column_a.message;
+}
+
+// A call captured once into a CUDA graph reads the sizes from device memory at every replay:
+// new sizes written there between replays give the new grouping's D.
+TEST_F(GpuGrouped, CudaGraphReplaysWithNewSizesInDeviceMemory) {
+  for (GroupRows form : {GroupRows::offsets, GroupRows::counts}) {
+    const int64_t m = form == GroupRows::offsets ? 1000 : 160;
+    WorkloadSpec s = grouped_spec(form, 8, m, 256, 192, DType::bf16, 11);
+    std::unique_ptr<harness::Workload> w;
+    ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+    GemmProblem p = w->problem();
+    p.stream = stream;
+    GemmOptions o;
+    o.backend = Backend::gpu;
+    o.autotune = AutotunePolicy::off;
+    ASSERT_TRUE(gemm(p, o).ok());  // first call outside the capture
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+    const Status captured = gemm(p, o);
+    ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+    ASSERT_TRUE(captured.ok()) << captured.message;
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    for (uint64_t round = 0; round < 3; ++round) {
+      if (round > 0) {
+        ASSERT_TRUE(w->set_group_rows(harness::random_group_rows(form, 8, m, 50 + round)).ok());
+      }
+      ASSERT_TRUE(w->poison_output().ok());
+      ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+      ASSERT_TRUE(w->fetch_output().ok());
+      EXPECT_LE(w->check(1e12), harness::tolerance_for(DType::bf16, DType::bf16, false))
+          << "form " << to_string(form) << " round " << round;
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaStreamDestroy(stream);
+  }
+}
+
+}  // namespace
+}  // namespace tilegemm

@@ -1,0 +1,285 @@
+// Grouped GEMMs (tilegemm.hpp: Groups) on the host: the persistent walk over the groups, the
+// clamping of the sizes, the CPU backend against the float64 reference, and the validation.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "bench_suites.hpp"
+#include "cpu/reference.hpp"
+#include "gemm_check.hpp"
+#include "problem/groups.hpp"
+#include "schedule/grouped_tiles.hpp"
+#include "tune/tuning_key.hpp"
+
+namespace tilegemm {
+namespace {
+
+using harness::WorkloadSpec;
+
+// The int32 sizes a call reads, from each group's rows.
+std::vector<int32_t> sizes_of(GroupRows form, std::vector<int32_t> rows) {
+  if (form == GroupRows::offsets) {
+    for (size_t g = 1; g < rows.size(); ++g) rows[g] += rows[g - 1];
+  }
+  return rows;
+}
+
+TEST(GroupRowsOf, OffsetsAndCountsAreClampedIntoTheMatrix) {
+  // offsets that go down leave the later group empty; past M they stop at M
+  const std::vector<int32_t> offsets = {5, 3, 9, 40, -2};
+  const int64_t m = 20;
+  const int64_t expected[][2] = {{0, 5}, {5, 5}, {5, 9}, {9, 20}, {20, 20}};
+  for (int64_t g = 0; g < 5; ++g) {
+    const GroupRowRange r = group_rows(GroupRows::offsets, offsets.data(), g, m);
+    EXPECT_EQ(r.batch, 0);
+    EXPECT_EQ(r.begin, expected[g][0]) << g;
+    EXPECT_EQ(r.end, expected[g][1]) << g;
+  }
+  const std::vector<int32_t> counts = {-3, 0, 7, 25};
+  const int64_t rows[] = {0, 0, 7, 20};
+  for (int64_t g = 0; g < 4; ++g) {
+    const GroupRowRange r = group_rows(GroupRows::counts, counts.data(), g, m);
+    EXPECT_EQ(r.batch, g);
+    EXPECT_EQ(r.begin, 0);
+    EXPECT_EQ(r.end, rows[g]);
+  }
+}
+
+// Every program of grids of several sizes walks the grouped tiles: together they take every tile
+// of every group exactly once, each program's items in the dense walk's order (p, p + P, ...),
+// and within a group the tiles come in grouped order.
+TEST(GroupedTilesWalk, EveryProgramTakesItsItemsAndTogetherEveryTileOnce) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const GroupRows form = trial % 2 ? GroupRows::offsets : GroupRows::counts;
+    const int groups = 1 + int(rng() % 12);
+    const int block_m = trial % 3 ? 128 : 64, block_n = 128;
+    const int64_t n = 1 + int64_t(rng() % 700), m = int64_t(rng() % 900);
+    std::vector<int32_t> rows(groups);
+    for (auto& r : rows) r = rng() % 4 == 0 ? 0 : int32_t(rng() % (m / 2 + 2));
+    if (form == GroupRows::offsets) {
+      int64_t sum = 0;
+      for (auto& r : rows) r = int32_t(std::min<int64_t>(r, m - sum)), sum += r;
+    } else {
+      for (auto& r : rows) r = int32_t(std::min<int64_t>(r, m));
+    }
+    const std::vector<int32_t> sizes = sizes_of(form, rows);
+    const GroupedTiles tiles{form,    sizes.data(),          groups, m, int32_t(cdiv(n, block_n)),
+                             block_m, int32_t(1 + rng() % 8)};
+    std::map<std::tuple<int, int64_t, int64_t>, int> seen;
+    int64_t expected = 0;
+    for (int32_t r : rows) expected += cdiv(r, block_m) * cdiv(n, block_n);
+    EXPECT_LE(expected, grouped_items_bound(form, groups, m, n, block_m, block_n));
+    for (int programs : {1, 3, 132}) {
+      seen.clear();
+      for (int p = 0; p < programs; ++p) {
+        GroupCursor cursor;
+        for (int item = p; tiles.seek(cursor, item); item += programs) {
+          const GroupedTile t = tiles.tile(cursor, item);
+          ASSERT_EQ(t.group, cursor.group);
+          ASSERT_LT(t.tile.pid_m * block_m, rows[t.group]);
+          ASSERT_LT(t.tile.pid_n * block_n, n);
+          ++seen[{t.group, t.tile.pid_m, t.tile.pid_n}];
+        }
+      }
+      EXPECT_EQ(int64_t(seen.size()), expected) << "trial " << trial << " programs " << programs;
+      for (const auto& [tile, count] : seen) EXPECT_EQ(count, 1);
+    }
+    // Group g's rows begin where the rows of the groups before it end (offsets) or at 0.
+    GroupCursor cursor;
+    int64_t begin = 0;
+    for (int item = 0; tiles.seek(cursor, item); ++item) {
+      const GroupedTile t = tiles.tile(cursor, item);
+      int64_t before = 0;
+      for (int g = 0; g < t.group; ++g) before += rows[g];
+      EXPECT_EQ(t.rows.begin, form == GroupRows::offsets ? before : 0);
+      EXPECT_EQ(t.rows.rows(), rows[t.group]);
+      EXPECT_EQ(t.rows.batch, form == GroupRows::offsets ? 0 : t.group);
+      begin = t.rows.begin;
+    }
+    (void)begin;
+  }
+}
+
+GemmOptions cpu() {
+  GemmOptions o;
+  o.backend = Backend::cpu;
+  o.config = parse_kernel_config("32x48x16/g3");
+  return o;
+}
+
+WorkloadSpec grouped_spec(GroupRows form, std::vector<int32_t> rows, int64_t m, int64_t n,
+                          int64_t k, uint64_t seed) {
+  WorkloadSpec s = testing::spec_of(m, n, k, DType::bf16);
+  s.groups = form;
+  s.group_rows = std::move(rows);
+  s.batch_count = int64_t(s.group_rows.size());
+  s.seed = seed;
+  return s;
+}
+
+// The CPU backend runs both forms, every layout and the whole epilogue (a bias per group) from a
+// NaN-poisoned D: every taken row right, every other row left NaN (Workload::check).
+TEST(GroupedCpu, BothFormsEveryLayoutAndEpilogue) {
+  uint64_t seed = 1;
+  for (GroupRows form : {GroupRows::offsets, GroupRows::counts})
+    for (Layout la : {Layout::row_major, Layout::col_major})
+      for (Layout lb : {Layout::row_major, Layout::col_major})
+        for (int epilogue = 0; epilogue < 3; ++epilogue) {
+          const int64_t m = form == GroupRows::offsets ? 100 : 37;
+          std::vector<int32_t> rows =
+              harness::random_group_rows(form, 5, form == GroupRows::offsets ? 90 : m, seed);
+          rows[seed % 5] = 0;  // an empty group
+          WorkloadSpec s = grouped_spec(form, rows, m, 45, 33, seed++);
+          s.layout_a = la;
+          s.layout_b = lb;
+          s.output_dtype = epilogue == 2 ? DType::fp32 : DType::bf16;
+          if (epilogue > 0) {
+            s.alpha = 0.5f;
+            s.beta = -1.25f;
+            s.bias = true;
+            s.activation = epilogue == 1 ? Activation::gelu : Activation::silu;
+          }
+          testing::expect_matches_reference(s, cpu());
+        }
+}
+
+TEST(GroupedCpu, OneGroupOfAllRowsIsTheDenseGemm) {
+  WorkloadSpec s = grouped_spec(GroupRows::offsets, {77}, 77, 64, 40, 3);
+  testing::expect_matches_reference(s, cpu());
+  WorkloadSpec c = grouped_spec(GroupRows::counts, {77}, 77, 64, 40, 3);
+  testing::expect_matches_reference(c, cpu());
+}
+
+// The reference itself: a one-row group's values computed by hand.
+TEST(GroupedReference, OneRowGroupByHand) {
+  // offsets form: groups of 1 and 2 rows of A (3 x 2), B per group (2 x 2), row-major fp32
+  const float a[] = {1, 2, 3, 4, 5, 6};
+  const float b[] = {1, 0, 0, 1, /* group 1 */ 2, 0, 0, 3};
+  const float bias[] = {10, 20, /* group 1 */ 30, 40};
+  float d[6];
+  const int32_t offsets[] = {1, 3};
+  GemmProblem p;
+  p.m = 3;
+  p.n = 2;
+  p.k = 2;
+  p.batch_count = 2;
+  p.a = {a, DType::fp32};
+  p.b = {b, DType::fp32, Layout::row_major, 0, 4};
+  p.d = {d, DType::fp32};
+  p.epilogue.bias = bias;
+  p.epilogue.bias_batch_stride = 2;
+  p.groups = {GroupRows::offsets, offsets};
+  const std::vector<double> ref = reference::grouped_gemm(p, {1, 3});
+  const std::vector<double> expected = {1 + 10, 2 + 20, 6 + 30, 12 + 40, 10 + 30, 18 + 40};
+  EXPECT_EQ(ref, expected);
+}
+
+TEST(GroupedValidation, EveryRuleNamesTheArgument) {
+  const int32_t sizes[] = {2, 4};
+  const auto base = [&] {
+    GemmProblem p;
+    p.m = 4;
+    p.n = 8;
+    p.k = 8;
+    p.batch_count = 2;
+    p.a = {reinterpret_cast<void*>(1 << 20), DType::bf16};
+    p.b = {reinterpret_cast<void*>(2 << 20), DType::bf16, Layout::row_major, 0, 64};
+    p.d = {reinterpret_cast<void*>(3 << 20), DType::bf16};
+    p.groups = {GroupRows::offsets, sizes};
+    return p;
+  };
+  EXPECT_TRUE(validate(base()).ok()) << validate(base()).message;
+  const auto expect = [](const GemmProblem& p, const char* text) {
+    const Status s = validate(p);
+    EXPECT_FALSE(s.ok());
+    EXPECT_NE(s.message.find(text), std::string::npos) << s.message;
+  };
+  GemmProblem p = base();
+  p.groups.sizes = nullptr;
+  expect(p, "groups.sizes is null but groups.rows is offsets");
+  p = base();
+  p.groups.rows = GroupRows::none;
+  expect(p, "groups.sizes must be null when groups.rows is none");
+  p = base();
+  p.groups.rows = GroupRows(7);
+  expect(p, "groups.rows is not a GroupRows (value 7)");
+  p = base();
+  p.a.batch_stride = 32;
+  expect(p, "a.batch_stride must be 0 when groups.rows is offsets");
+  p = base();
+  p.d.batch_stride = 32;
+  expect(p, "d.batch_stride must be 0 when groups.rows is offsets");
+  p = base();
+  p.epilogue.bias_batch_stride = -1;
+  expect(p, "epilogue.bias_batch_stride must be >= 0");
+  p = base();
+  p.a.dtype = p.b.dtype = DType::fp8_e4m3;
+  p.scales = {ScaleMode::tensor, reinterpret_cast<float*>(4 << 20),
+              reinterpret_cast<float*>(5 << 20)};
+  expect(p, "grouped GEMMs take no fp8 scales yet");
+  p = base();
+  p.groups.sizes = reinterpret_cast<const int32_t*>(p.d.data);
+  expect(p, "d overlaps groups.sizes");
+  // counts: each group a batch entry of its own, whose D entries must not overlap
+  p = base();
+  p.groups.rows = GroupRows::counts;
+  expect(p, "d.batch_stride = 0 makes batch entries of D overlap");
+  p.a.batch_stride = 32;
+  p.d.batch_stride = 32;
+  EXPECT_TRUE(validate(p).ok()) << validate(p).message;
+}
+
+TEST(GroupedTuningKey, TheFormIsPartOfTheKeyAndItsText) {
+  const int32_t sizes[] = {2, 4};
+  GemmProblem p;
+  p.m = 4;
+  p.n = 8;
+  p.k = 8;
+  p.batch_count = 2;
+  p.a.dtype = p.b.dtype = p.d.dtype = DType::bf16;
+  const autotune::TuningKey dense = autotune::make_tuning_key(p, "auto", 0);
+  p.groups = {GroupRows::offsets, sizes};
+  const autotune::TuningKey offsets = autotune::make_tuning_key(p, "auto", 0);
+  p.groups.rows = GroupRows::counts;
+  const autotune::TuningKey counts = autotune::make_tuning_key(p, "auto", 0);
+  EXPECT_FALSE(dense == offsets);
+  EXPECT_FALSE(offsets == counts);
+  for (const auto& key : {dense, offsets, counts}) {
+    const auto back = autotune::parse_tuning_key(autotune::to_string(key));
+    ASSERT_TRUE(back.has_value()) << autotune::to_string(key);
+    EXPECT_TRUE(*back == key) << autotune::to_string(key);
+  }
+  EXPECT_NE(autotune::to_string(offsets).find(" go2 "), std::string::npos);
+  EXPECT_NE(autotune::to_string(counts).find(" gc2 "), std::string::npos);
+}
+
+TEST(MoeSuite, CasesAreTheIssuesShapes) {
+  const std::vector<cli::MoeCase> cases = cli::moe_cases();
+  ASSERT_EQ(cases.size(), 6u);
+  for (const auto& c : cases) {
+    int64_t sum = 0, least = INT64_MAX, most = 0;
+    for (int32_t r : c.rows)
+      sum += r, least = std::min<int64_t>(least, r), most = std::max<int64_t>(most, r);
+    if (c.form == GroupRows::offsets) EXPECT_EQ(sum, c.m) << c.name;
+    if (c.form == GroupRows::counts) EXPECT_LE(most, c.m) << c.name;
+    if (c.name == "skewed") {
+      EXPECT_EQ(c.rows.size(), 16u);
+      EXPECT_EQ(sum, 15232);
+      EXPECT_EQ(least, 64);
+      EXPECT_EQ(most, 4096);
+    }
+    if (c.name == "decode") {
+      EXPECT_EQ(c.rows.size(), 32u);
+      EXPECT_GE(least, 16);
+      EXPECT_LE(most, 95);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tilegemm
