@@ -6,9 +6,11 @@
 #   scripts/gpu-check.sh                        # everything
 #   BENCH_SUITES="square llm" BENCH_DTYPES="bf16" scripts/gpu-check.sh
 #   SKIP_TESTS=1 scripts/gpu-check.sh           # build + bench only
+#   GPU_TESTS=Grouped scripts/gpu-check.sh      # only the gpu tests whose names match
 #   SKIP_BENCH=1 scripts/gpu-check.sh           # build + tests + checks, no benchmark
 #   BENCH_ARGS="--kernel sm80" scripts/gpu-check.sh   # extra options for every bench run
 #   FP8_BENCH="tensor block" scripts/gpu-check.sh      # fp8 scale modes benched (default: all)
+#   MOE_BENCH="NT" scripts/gpu-check.sh         # moe suite layouts (default NN NT), with torch
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}
@@ -21,6 +23,8 @@ BENCH_REPS=${BENCH_REPS:-20}
 BENCH_ARGS=${BENCH_ARGS:-}
 FP8_BENCH=${FP8_BENCH-tensor tensor/fast channel block}
 [ -n "${SKIP_BENCH:-}" ] && FP8_BENCH=""
+MOE_BENCH=${MOE_BENCH-NN NT}
+[ -n "${SKIP_BENCH:-}" ] && MOE_BENCH=""
 # Time limits, so that a hung kernel costs minutes, not the machine: per CLI run, per test.
 RUN_TIMEOUT=${RUN_TIMEOUT:-120}
 TEST_TIMEOUT=${TEST_TIMEOUT:-300}
@@ -51,7 +55,7 @@ if ! cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARC
 fi
 say "build: $(( $(date +%s) - t0 )) s"
 # Resource usage of the production kernels: registers, spills, stack.
-for kernel in warptile_gemm sm80_gemm sm90_gemm; do
+for kernel in warptile_gemm sm80_gemm sm90_gemm sm90_grouped_gemm; do
   echo "$kernel:" >> "$summary"
   grep -A2 "Function properties for .*$kernel" "$OUT/build.log" | grep -E "registers|spill" |
     sed -E 's/, [0-9]+ bytes cmem.*//' | sort | uniq -c | head -12 >> "$summary"
@@ -59,10 +63,13 @@ done
 
 if [ -z "${SKIP_TESTS:-}" ]; then
   t0=$(date +%s)
-  ctest --test-dir "$BUILD" -L gpu --timeout "$TEST_TIMEOUT" --output-on-failure > "$OUT/tests.log" 2>&1
+  # shellcheck disable=SC2086
+  ctest --test-dir "$BUILD" -L gpu ${GPU_TESTS:+-R "$GPU_TESTS"} --timeout "$TEST_TIMEOUT" \
+    --output-on-failure > "$OUT/tests.log" 2>&1
   rc=$?
   say "gpu tests (ctest -L gpu): $(grep -E 'tests passed|tests failed' "$OUT/tests.log" | tail -1) rc=$rc, $(( $(date +%s) - t0 )) s"
-  ctest --test-dir "$BUILD" -L host -j 8 --output-on-failure > "$OUT/host-tests.log" 2>&1
+  # The 10k-command-line fuzz test takes minutes and needs no GPU: CI runs it.
+  ctest --test-dir "$BUILD" -L host -E CliFuzz -j 8 --output-on-failure > "$OUT/host-tests.log" 2>&1
   say "host tests (ctest -L host): $(grep -E 'tests passed|tests failed' "$OUT/host-tests.log" | tail -1)"
   cat "$OUT/host-tests.log" >> "$OUT/tests.log" && rm "$OUT/host-tests.log"
 fi
@@ -79,6 +86,10 @@ fi
   tg run 4096 4096 4096 --dtype fp8 --layout-b col --scale-mode tensor --fast-accum --check
   tg run 4096 7168 16384 --dtype fp8 --layout-b col --scale-mode block --check
   tg run 4095 4097 4093 --dtype fp8 --dtype-b fp8_e5m2 --scale-mode channel --out-dtype fp32 --check
+  # grouped (MoE): prefill with random group sizes, and masked decode
+  tg run 16384 4096 7168 --dtype bf16 --grouped offsets --groups 32 --check
+  tg run 16384 4096 7168 --dtype bf16 --grouped offsets --groups 32 --bias --activation silu --check
+  tg run 128 4096 7168 --dtype bf16 --grouped counts --groups 32 --layout-b col --check
   # Memory and shared-memory race checks on small problems, every kernel.
   if [ -z "${SKIP_SANITIZER:-}" ] && command -v compute-sanitizer > /dev/null; then
     # "kernel:dtype:extra run options", cases separated by '|' (SANITIZER_CASES overrides).
@@ -89,8 +100,9 @@ fi
     # config (1200), whose consumers take turns, with the general epilogue, an fp32 D with
     # the general epilogue on 128x256 (its chunks in rounds, C by TMA), 64x128 in clusters
     # of 2 (B multicast into both programs' stages), and in clusters of 2 x 2 (A multicast too;
-    # at 130 x 70 the cluster has programs below and right of the matrix).
-    cases=${SANITIZER_CASES:-"naive:bf16:|smem:bf16:|tile2d:bf16:|warptile:fp32:|sm80:bf16:|sm80:tf32:|sm80:fp16:--layout-a col --lda 208 --layout-b col --ldb 72|sm80:bf16:--lda 64 --ldb 136 --config 256x128x32/g8/s4/w8/wt64x64|sm90:bf16:--lda 64 --ldb 136 --ldc 136|sm90:fp16:--layout-a col --lda 200 --layout-b col --ldb 64|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 200 --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 300 --beta 1 --bias --activation gelu --config 128x128x64/g8/s5/w12/wt128x128/pingpong|sm90:bf16:--out-dtype fp32 --lda 64 --ldb 136 --ldc 136 --batch 200 --beta 1 --bias --activation gelu --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 100 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 30 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2x2|sm90:fp8_e4m3:--layout-b col --scale-mode block --batch 40 --beta 1 --bias|sm90:fp8_e4m3:--layout-b col --scale-mode channel --fast-accum --batch 40|sm90:fp8_e5m2:--dtype-b fp8_e4m3 --scale-mode tensor --batch 20 --config 128x128x128/g8/s6/w12/wt64x128/c2"}
+    # at 130 x 70 the cluster has programs below and right of the matrix). The grouped cases
+    # take both forms, an empty and a one-row group, and the general route with a bias per group.
+    cases=${SANITIZER_CASES:-"naive:bf16:|smem:bf16:|tile2d:bf16:|warptile:fp32:|sm80:bf16:|sm80:tf32:|sm80:fp16:--layout-a col --lda 208 --layout-b col --ldb 72|sm80:bf16:--lda 64 --ldb 136 --config 256x128x32/g8/s4/w8/wt64x64|sm90:bf16:--lda 64 --ldb 136 --ldc 136|sm90:fp16:--layout-a col --lda 200 --layout-b col --ldb 64|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 200 --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 300 --beta 1 --bias --activation gelu --config 128x128x64/g8/s5/w12/wt128x128/pingpong|sm90:bf16:--out-dtype fp32 --lda 64 --ldb 136 --ldc 136 --batch 200 --beta 1 --bias --activation gelu --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 100 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 30 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2x2|sm90:fp8_e4m3:--layout-b col --scale-mode block --batch 40 --beta 1 --bias|sm90:fp8_e4m3:--layout-b col --scale-mode channel --fast-accum --batch 40|sm90:fp8_e5m2:--dtype-b fp8_e4m3 --scale-mode tensor --batch 20 --config 128x128x128/g8/s6/w12/wt64x128/c2|sm90:bf16:--lda 64 --ldb 136 --grouped offsets --groups 5 --beta 1 --bias --activation gelu|sm90:bf16:--lda 64 --grouped counts --groups 4 --layout-b col --ldb 136|sm90:fp16:--lda 64 --ldb 136 --grouped offsets --group-rows 0,1,60,0,69 --config 64x128x64/g8/s8/w8/wt64x128"}
     IFS='|' read -r -a case_list <<< "$cases"
     for case in "${case_list[@]}"; do
       IFS=: read -r kernel dtype extra <<< "$case"
@@ -130,6 +142,8 @@ for item in ${SWEEP:-}; do
 done
 
 # One CSV for every dtype and suite: the per-run files are merged (one header) into bench.csv.
+# (BENCH_SUITES=none runs no dense suite: an empty value means the default, all.)
+[ "$BENCH_SUITES" = none ] && BENCH_SUITES=""
 : > "$OUT/bench.log"
 for dtype in $BENCH_DTYPES; do
   for suite in $BENCH_SUITES; do
@@ -152,7 +166,15 @@ if [ -n "$FP8_BENCH" ]; then
   timeout 300 "$BUILD/tilegemm" bench --suite unaligned --dtype fp8_e4m3 --scale-mode tensor \
     --reps "$BENCH_REPS" 2>&1 | tee -a "$OUT/bench.log"
 fi
-grep -E "^(square|unaligned|skinny|llm|longk|fp8) |geometric|^  [a-z0-9]+ |note: cuBLASLt" "$OUT/bench.log" >> "$summary"
+# Grouped GEMMs (MoE) against a loop of cuBLAS calls, and torch._grouped_mm on the same shapes.
+for layouts in $MOE_BENCH; do
+  timeout 300 "$BUILD/tilegemm" bench --suite moe --dtype bf16 --layouts "$layouts" \
+    --reps "$BENCH_REPS" --json "$OUT/moe-$layouts.json" 2>&1 | tee -a "$OUT/bench.log"
+  timeout 300 python3 bench/moe_torch.py "$OUT/moe-$layouts.json" 2>&1 | tee -a "$OUT/moe.log"
+  rm -f "$OUT/moe-$layouts.json"
+done
+grep -E "^(square|unaligned|skinny|llm|longk|fp8|moe) |geometric|^  [a-z0-9]+ |note: cuBLASLt" "$OUT/bench.log" >> "$summary"
+[ -f "$OUT/moe.log" ] && cat "$OUT/moe.log" >> "$summary"
 
 python3 bench/plot.py "$OUT/bench.csv" "$OUT/square.png" > /dev/null 2>&1 ||
   echo "plot skipped (needs python3 with matplotlib)" >> "$summary"
