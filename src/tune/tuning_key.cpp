@@ -81,7 +81,7 @@ std::optional<TuningKey> parse_tuning_key(const std::string& text) {
   };
   if (batch.rfind("go", 0) == 0 || batch.rfind("gc", 0) == 0) {
     key.groups = batch[1] == 'o' ? GroupRows::offsets : GroupRows::counts;
-    batch = "b" + batch.substr(2);
+    batch.replace(0, 2, "b");
   }
   const auto b = after(batch, "b"), al = after(aligned, "al"), ep = after(epilogue, "ep");
   const size_t arrow = types.find('>'), dot = layouts.find('.'), to = layouts.find('>');
