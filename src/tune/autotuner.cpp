@@ -225,6 +225,13 @@ Status tune_problem(const GemmProblem& p, const GemmOptions& options,
       !s.ok()) {
     return s;
   }
+  // Zeros where no candidate writes (a grouped problem's rows that no group takes), so that the
+  // candidates' samples agree there.
+  if (Status s = cuda_status(cudaMemset(scratch, 0, bytes), "autotuner: cudaMemset of scratch D");
+      !s.ok()) {
+    cudaFree(scratch);
+    return s;
+  }
   GemmProblem q = p;
   q.d.data = scratch;
   std::vector<uint8_t> host(bytes);
@@ -272,7 +279,10 @@ Status tune_problem(const GemmProblem& p, const GemmOptions& options,
       const double first = timer.median_ms({once}, 1, 0)[0];
       const int reps = first < 0.1 ? 20 : first < 1.0 ? 10 : 5;
       tc.ms = timer.median_ms({once}, reps, 1)[0];
-      tc.tflops = 2.0 * double(p.m) * p.n * p.k * p.batch_count / (tc.ms * 1e-3) / 1e12;
+      // A grouped problem's rows are on the device: its figure counts all M rows (of each batch
+      // entry, for counts), the most the groups can take.
+      const int64_t entries = p.groups.rows == GroupRows::offsets ? 1 : p.batch_count;
+      tc.tflops = 2.0 * double(p.m) * p.n * p.k * entries / (tc.ms * 1e-3) / 1e12;
     }
     result->candidates.push_back(tc);
     if (progress) progress(++done, int(candidates.size()));
