@@ -2,7 +2,8 @@
 # Installs the Debian packages tilegemm builds with, when they are missing (needs root or sudo).
 # The CUDA toolkit (nvcc, cuBLAS) is assumed present: it does not come from Debian here.
 set -euo pipefail
-packages=(cmake ninja-build g++ python3 libgtest-dev libcli11-dev nlohmann-json3-dev)
+# clang: the libFuzzer test (scripts/fuzz-problem.sh); its runtime libraries are installed below.
+packages=(cmake ninja-build g++ python3 libgtest-dev libcli11-dev nlohmann-json3-dev clang)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p")
@@ -12,6 +13,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+# libFuzzer and the sanitizers' runtimes, for the clang installed (Debian splits them out).
+clang_major=$(clang++ -dumpversion | cut -d. -f1)
+if ! dpkg -s "libclang-rt-$clang_major-dev" > /dev/null 2>&1; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "libclang-rt-$clang_major-dev"
 fi
 command -v nvcc > /dev/null || [ -x /usr/local/cuda/bin/nvcc ] || {
   echo "install-deps: nvcc not found: install the CUDA toolkit (12.4 or newer)" >&2
