@@ -2,8 +2,10 @@
 // batches, element types.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <vector>
 
+#include "cpu/micro_kernel.hpp"
 #include "gemm_check.hpp"
 #include "problem/scales.hpp"
 
@@ -281,6 +283,46 @@ TEST(CpuBackend, Tf32InputsAreRoundedToNearestEven) {
   p.d = {d.data(), DType::fp32, Layout::row_major};
   ASSERT_TRUE(gemm(p, cpu_backend()).ok());
   for (int64_t i = 0; i < kM * kN; ++i) EXPECT_EQ(d[i], expected[i / kN]) << "row " << i / kN;
+}
+
+// The CPU backend's products with every instruction set this CPU has (plain, AVX2, AVX-512), on
+// blocks whose sizes leave every kind of edge (rows and columns past the register blocks),
+// against sums in double; accumulators that start non-zero, as a second K block finds them.
+TEST(CpuMicroKernel, EveryInstructionSetAddsTheProduct) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  int tested = 0;
+  for (cpu::Isa isa : {cpu::Isa::plain, cpu::Isa::avx2, cpu::Isa::avx512}) {
+    if (!cpu::has_isa(isa)) continue;
+    ++tested;
+    for (int trial = 0; trial < 40; ++trial) {
+      const int rows = 1 + int(rng() % 70), cols = 1 + int(rng() % 100),
+                depth = 1 + int(rng() % 90);
+      const int lda = depth + int(rng() % 3), ldb = cols + int(rng() % 3),
+                ldc = cols + int(rng() % 3);
+      std::vector<float> a(size_t(rows) * lda), b(size_t(depth) * ldb), acc(size_t(rows) * ldc);
+      for (float& x : a) x = value(rng);
+      for (float& x : b) x = value(rng);
+      for (float& x : acc) x = value(rng);
+      std::vector<double> expected(acc.begin(), acc.end());
+      for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < cols; ++j)
+          for (int kk = 0; kk < depth; ++kk)
+            expected[size_t(i) * ldc + j] +=
+                double(a[size_t(i) * lda + kk]) * b[size_t(kk) * ldb + j];
+      cpu::multiply_add(isa, a.data(), lda, b.data(), ldb, acc.data(), ldc, rows, cols, depth);
+      for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < ldc; ++j) {
+          const size_t at = size_t(i) * ldc + j;
+          // past `cols` (the padding of ldc) nothing may change
+          const double tolerance = j < cols ? 1e-5 * depth : 0.0;
+          ASSERT_NEAR(acc[at], expected[at], tolerance)
+              << "isa " << int(isa) << " " << rows << "x" << cols << "x" << depth << " at " << i
+              << "," << j;
+        }
+    }
+  }
+  EXPECT_GE(tested, 1);
 }
 
 }  // namespace
