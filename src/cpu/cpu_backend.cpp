@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <system_error>
@@ -125,9 +127,35 @@ std::string config_check(const KernelConfig& c) {
   return {};
 }
 
+Status threads_from_environment(int* threads) {
+  for (const char* name : {"TILEGEMM_NUM_THREADS", "OMP_NUM_THREADS"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    // OMP_NUM_THREADS may list a count per nesting level ("4,2"): the first is this level's.
+    const std::string text(value);
+    const std::string first = text.substr(0, text.find(','));
+    char* end = nullptr;
+    errno = 0;
+    const long n = std::strtol(first.c_str(), &end, 10);
+    if (errno != 0 || end == first.c_str() || *end != '\0' || n < 1 || n > kMaxThreads) {
+      return {StatusCode::invalid_argument, std::string(name) + "='" + text +
+                                                "' is not a thread count (1 to " +
+                                                std::to_string(kMaxThreads) + ")"};
+    }
+    *threads = int(n);
+    return Status::success();
+  }
+  *threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  return Status::success();
+}
+
 Status run(const GemmProblem& p, const KernelConfig& cfg, int num_threads) {
   if (std::string why = config_check(cfg); !why.empty()) {
     return {StatusCode::invalid_argument, why};
+  }
+  int threads = num_threads;
+  if (threads <= 0) {
+    if (Status s = threads_from_environment(&threads); !s.ok()) return s;
   }
   if (p.m == 0 || p.n == 0) return Status::success();
   // Work item w is tile w - first[g] of group g, for first[g] <= w < first[g + 1]: the groups'
@@ -145,8 +173,6 @@ Status run(const GemmProblem& p, const KernelConfig& cfg, int num_threads) {
     return {StatusCode::out_of_memory, "CPU backend: no host memory for the groups' tile counts"};
   }
   const int64_t work = first.back();
-  int threads =
-      num_threads > 0 ? num_threads : int(std::max(1u, std::thread::hardware_concurrency()));
   threads = int(std::min<int64_t>(threads, work));
 
   // Programs are handed out in pid order, as a GPU's block scheduler roughly does. A thread that

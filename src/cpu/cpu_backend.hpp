@@ -21,8 +21,15 @@ KernelConfig default_config();
 constexpr int kMaxBlock = 1024;
 std::string config_check(const KernelConfig& config);
 
-// Runs a validated problem whose pointers are host memory. `num_threads` = 0: one per core.
-// Memory for a thread's tiles that cannot be had comes back as out_of_memory.
+// The threads a call takes when it is not told: $TILEGEMM_NUM_THREADS, else $OMP_NUM_THREADS
+// (its first value), else one per core. A value that is not a count from 1 to kMaxThreads is an
+// error naming the variable.
+constexpr int kMaxThreads = 1024;
+Status threads_from_environment(int* threads);
+
+// Runs a validated problem whose pointers are host memory with `num_threads` threads (0:
+// threads_from_environment). Memory for a thread's tiles that cannot be had comes back as
+// out_of_memory.
 Status run(const GemmProblem& problem, const KernelConfig& config, int num_threads = 0);
 
 }  // namespace tilegemm::cpu

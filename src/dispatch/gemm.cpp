@@ -54,6 +54,8 @@ Status choose_backend(const GemmProblem& problem, const GemmOptions& options, Ge
     if (std::string why = cpu::config_check(config); !why.empty()) {
       return {StatusCode::invalid_argument, why};
     }
+    int threads = 0;
+    if (Status s = cpu::threads_from_environment(&threads); !s.ok()) return s;
     if (report)
       *report = {Backend::cpu, "cpu", config, options.config ? "given" : "default", "", "", ""};
     return Status::success();

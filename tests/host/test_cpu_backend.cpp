@@ -2,9 +2,13 @@
 // batches, element types.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <random>
+#include <utility>
 #include <vector>
 
+#include "cpu/cpu_backend.hpp"
 #include "cpu/micro_kernel.hpp"
 #include "gemm_check.hpp"
 #include "problem/scales.hpp"
@@ -323,6 +327,43 @@ TEST(CpuMicroKernel, EveryInstructionSetAddsTheProduct) {
     }
   }
   EXPECT_GE(tested, 1);
+}
+
+// The thread count comes from TILEGEMM_NUM_THREADS, else OMP_NUM_THREADS (its first value); a
+// value that is not a count is an error naming the variable, before D is touched.
+TEST(CpuBackend, ThreadCountFromTheEnvironment) {
+  const auto with = [](const char* name, const char* value) {
+    unsetenv("TILEGEMM_NUM_THREADS");
+    unsetenv("OMP_NUM_THREADS");
+    if (name) setenv(name, value, 1);
+    int threads = 0;
+    const Status s = cpu::threads_from_environment(&threads);
+    return std::pair{s, threads};
+  };
+  EXPECT_EQ(with("TILEGEMM_NUM_THREADS", "3").second, 3);
+  EXPECT_EQ(with("OMP_NUM_THREADS", "5,2").second, 5);
+  EXPECT_GE(with(nullptr, "").second, 1);
+  for (const char* bad : {"0", "-2", "two", "4x", "100000"}) {
+    const Status s = with("OMP_NUM_THREADS", bad).first;
+    EXPECT_EQ(s.code, StatusCode::invalid_argument) << bad;
+    EXPECT_NE(s.message.find("OMP_NUM_THREADS='"), std::string::npos) << s.message;
+  }
+  // A call on one thread gives the right D; a bad value leaves D as it was.
+  setenv("TILEGEMM_NUM_THREADS", "1", 1);
+  WorkloadSpec s;
+  s.m = 70;
+  s.n = 90;
+  s.k = 50;
+  expect_matches_reference(s, cpu());
+  setenv("TILEGEMM_NUM_THREADS", "many", 1);
+  std::unique_ptr<harness::Workload> w;
+  ASSERT_TRUE(harness::Workload::create(s, false, &w).ok());
+  const Status refused = gemm(w->problem(), cpu());
+  EXPECT_NE(refused.message.find("TILEGEMM_NUM_THREADS='many' is not a thread count"),
+            std::string::npos)
+      << refused.message;
+  EXPECT_TRUE(std::isinf(w->check(1e9)));  // still the NaN poison
+  unsetenv("TILEGEMM_NUM_THREADS");
 }
 
 }  // namespace
