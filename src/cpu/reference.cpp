@@ -140,11 +140,13 @@ std::vector<double> grouped_gemm(const GemmProblem& p, const std::vector<int32_t
   const auto advance = [](const void* data, DType dtype, int64_t elements) {
     return static_cast<const void*>(static_cast<const char*>(data) + elements * dtype_size(dtype));
   };
-  int64_t begin = 0;
+  int64_t begin = 0;  // offsets: where group g's rows start
   for (int64_t g = 0; g < p.batch_count; ++g) {
-    const int64_t end = offsets ? sizes[size_t(g)] : begin + sizes[size_t(g)];
+    // offsets: rows begin .. sizes[g] - 1 of the one entry; counts: rows 0 .. sizes[g] - 1 of
+    // entry g
+    const int64_t first = offsets ? begin : 0, end = sizes[size_t(g)];
     std::vector<int64_t> rows;
-    for (int64_t r = offsets ? begin : 0; r < (offsets ? end : sizes[size_t(g)]); ++r) {
+    for (int64_t r = first; r < end; ++r) {
       if (wanted[size_t(r)]) rows.push_back(r);
     }
     GemmProblem q = p;
@@ -177,20 +179,6 @@ double relative_error(const std::vector<double>& x, const std::vector<double>& r
     norm += ref[i] * ref[i];
   }
   return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
-}
-
-double grouped_error(const std::vector<double>& x, const std::vector<double>& ref) {
-  if (x.size() != ref.size()) return std::numeric_limits<double>::infinity();
-  std::vector<double> taken_x, taken_ref;
-  for (size_t i = 0; i < x.size(); ++i) {
-    if (std::isnan(ref[i])) {
-      if (!std::isnan(x[i])) return std::numeric_limits<double>::infinity();
-      continue;
-    }
-    taken_x.push_back(x[i]);
-    taken_ref.push_back(ref[i]);
-  }
-  return relative_error(taken_x, taken_ref);
 }
 
 std::vector<double> read_output(const GemmProblem& p, const std::vector<int64_t>& row_list) {

@@ -30,11 +30,6 @@ std::vector<double> grouped_gemm(const GemmProblem& problem, const std::vector<i
 // anywhere in `x` gives +inf, so an unwritten (NaN-poisoned) element can never pass.
 double relative_error(const std::vector<double>& x, const std::vector<double>& ref);
 
-// For a grouped problem whose D was filled with NaN before the call: relative_error over the
-// elements `ref` (grouped_gemm) defines, and +inf if any element it leaves NaN -- a row no group
-// takes -- is not NaN in `x`: the call wrote where it must not.
-double grouped_error(const std::vector<double>& x, const std::vector<double>& ref);
-
 // Reads D (host memory) back as row-major doubles, in the same order as gemm() above (for a
 // grouped problem, grouped_gemm's: one batch entry for offsets).
 std::vector<double> read_output(const GemmProblem& problem, const std::vector<int64_t>& rows = {});

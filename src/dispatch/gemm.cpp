@@ -54,6 +54,7 @@ Status choose_backend(const GemmProblem& problem, const GemmOptions& options, Ge
     if (std::string why = cpu::config_check(config); !why.empty()) {
       return {StatusCode::invalid_argument, why};
     }
+    // A bad thread count in the environment is refused here, so that plan() says so too.
     int threads = 0;
     if (Status s = cpu::threads_from_environment(&threads); !s.ok()) return s;
     if (report)

@@ -91,7 +91,6 @@ TEST(GroupedTilesWalk, EveryProgramTakesItsItemsAndTogetherEveryTileOnce) {
     }
     // Group g's rows begin where the rows of the groups before it end (offsets) or at 0.
     GroupCursor cursor;
-    int64_t begin = 0;
     for (int item = 0; tiles.seek(cursor, item); ++item) {
       const GroupedTile t = tiles.tile(cursor, item);
       int64_t before = 0;
@@ -99,9 +98,7 @@ TEST(GroupedTilesWalk, EveryProgramTakesItsItemsAndTogetherEveryTileOnce) {
       EXPECT_EQ(t.rows.begin, form == GroupRows::offsets ? before : 0);
       EXPECT_EQ(t.rows.rows(), rows[t.group]);
       EXPECT_EQ(t.rows.batch, form == GroupRows::offsets ? 0 : t.group);
-      begin = t.rows.begin;
     }
-    (void)begin;
   }
 }
 
