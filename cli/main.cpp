@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "commands.hpp"
-#include "tune/autotuner.hpp"
+#include "tune/tune_cache.hpp"
 
 namespace tilegemm::cli {
 

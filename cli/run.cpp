@@ -1,5 +1,4 @@
 // tilegemm run M N K [options]: one GEMM on random inputs, timed, optionally checked.
-#include <cuda_runtime.h>
 
 #include <chrono>
 #include <cstdio>
@@ -128,7 +127,7 @@ void run_command(const RunOptions& o) {
   if (gpu) {
     GpuTimer timer;
     ms = timer.median_ms({[&] { return gemm(problem, options); }}, reps, 2)[0];
-    if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
+    if (Status s = harness::device_synchronize(); !s.ok()) fail(s.message);
   } else {
     std::vector<double> times;
     for (int r = 0; r < reps; ++r) {

@@ -35,4 +35,7 @@ struct CallFloor {
 };
 CallFloor measure_call_floor(GpuTimer& timer);
 
+// `info --ceilings`: all of the above, printed (a build without CUDA says it has none).
+void print_ceilings();
+
 }  // namespace tilegemm::cli

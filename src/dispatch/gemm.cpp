@@ -1,9 +1,7 @@
 // The entry points: gemm(), plan() and tune(). problem -> validation -> backend -> kernel and
 // config -> run.
 #include "cpu/cpu_backend.hpp"
-#include "dispatch/config_choice.hpp"
 #include "dispatch/gpu_gemm.hpp"
-#include "kernels/aligned_copies.hpp"
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm {
@@ -44,11 +42,12 @@ Status choose_backend(const GemmProblem& problem, const GemmOptions& options, Ge
   *on_gpu = backend == Backend::gpu;
   if (backend == Backend::cpu) {
     if (options.kernel != "auto" && options.kernel != "cpu" && !options.kernel.empty()) {
-      const bool gpu_kernel = gpu::find_kernel(options.kernel) != nullptr;
-      return {StatusCode::invalid_argument,
-              "kernel '" + options.kernel + "' " +
-                  (gpu_kernel ? "is a GPU kernel" : "does not exist") +
-                  "; the CPU backend takes 'auto' (or 'cpu')"};
+      const char* what = gpu::kernels().empty()
+                             ? "is not in this build, which has no GPU kernels (TILEGEMM_CUDA=OFF)"
+                         : gpu::find_kernel(options.kernel) ? "is a GPU kernel"
+                                                            : "does not exist";
+      return {StatusCode::invalid_argument, "kernel '" + options.kernel + "' " + what +
+                                                "; the CPU backend takes 'auto' (or 'cpu')"};
     }
     const KernelConfig config = options.config ? *options.config : cpu::default_config();
     if (std::string why = cpu::config_check(config); !why.empty()) {
@@ -61,11 +60,7 @@ Status choose_backend(const GemmProblem& problem, const GemmOptions& options, Ge
       *report = {Backend::cpu, "cpu", config, options.config ? "given" : "default", "", "", ""};
     return Status::success();
   }
-  if (gpu::device_count() == 0) {
-    return {StatusCode::no_device,
-            "no CUDA device is available; use the CPU backend (--backend cpu)"};
-  }
-  return Status::success();
+  return dispatch::gpu_available();
 }
 
 Status gemm_unguarded(const GemmProblem& problem, const GemmOptions& options, GemmReport* report) {
@@ -86,19 +81,13 @@ Status plan_unguarded(const GemmProblem& problem, const GemmOptions& options, Ge
 Status tune_unguarded(const GemmProblem& problem, const GemmOptions& options, TuneResult* result,
                       const std::function<void(int, int)>& progress) {
   if (Status s = validate(problem); !s.ok()) return s;
-  if (gpu::device_count() == 0) {
-    return {StatusCode::no_device, "tuning needs a CUDA device; none is available"};
+  if (Status s = dispatch::gpu_available(); !s.ok()) {
+    return {s.code, "tuning needs a CUDA device: " + s.message};
   }
   if (problem.m == 0 || problem.n == 0) {
     return {StatusCode::invalid_argument, "m and n must be > 0 to tune (nothing to time)"};
   }
-  // Tuned on the problem gemm() would run: with the aligned copies it makes (same tuning key).
-  gpu::AlignedCopies copies;
-  if (Status s = copies.make(problem, gpu::copy_plan(problem, options)); !s.ok()) {
-    return s;
-  }
-  autotune::CacheEntry winner;
-  return dispatch::tune_problem(copies.problem(), options, result, progress, &winner);
+  return dispatch::tune_on_gpu(problem, options, result, progress);
 }
 
 }  // namespace

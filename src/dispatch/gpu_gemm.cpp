@@ -27,6 +27,12 @@ void fill_report(const GemmProblem& p, const GemmOptions& options, const Choice&
 
 }  // namespace
 
+Status gpu_available() {
+  if (gpu::device_count() > 0) return Status::success();
+  return {StatusCode::no_device,
+          "no CUDA device is available; use the CPU backend (--backend cpu)"};
+}
+
 Status launch(const gpu::Kernel& kernel, const GemmProblem& p, const KernelConfig& config) {
   if (std::string why = kernel.can_implement(p, config); !why.empty()) {
     return {StatusCode::invalid_argument, why};
@@ -70,6 +76,14 @@ Status plan_on_gpu(const GemmProblem& p, const GemmOptions& options, GemmReport*
   }
   fill_report(q, options, choice, describe(copies), report);
   return Status::success();
+}
+
+Status tune_on_gpu(const GemmProblem& p, const GemmOptions& options, TuneResult* result,
+                   const std::function<void(int, int)>& progress) {
+  gpu::AlignedCopies copies;
+  if (Status s = copies.make(p, gpu::copy_plan(p, options)); !s.ok()) return s;
+  autotune::CacheEntry winner;
+  return tune_problem(copies.problem(), options, result, progress, &winner);
 }
 
 }  // namespace tilegemm::dispatch

@@ -1,13 +1,24 @@
-// The GPU half of gemm(): aligned copies, the kernel and config choice, the launch.
+// The GPU half of gemm(), plan() and tune(): aligned copies, the kernel and config choice, the
+// launch. A build without CUDA (TILEGEMM_CUDA=OFF) links gpu_gemm_none.cpp in its place.
 #pragma once
+
+#include <functional>
 
 #include "kernels/kernel_registry.hpp"
 
 namespace tilegemm::dispatch {
 
+// Success when a CUDA device is there to run on; else no_device, with why and what to do.
+Status gpu_available();
+
 // Runs a validated problem on the GPU: makes the aligned copies it needs, picks the kernel ("auto"
 // or by name) and config, and launches.
 Status run_on_gpu(const GemmProblem& problem, const GemmOptions& options, GemmReport* report);
+
+// Times the configs of a validated problem with m, n > 0 on the GPU (tilegemm::tune), on the
+// aligned copies gemm() would make, so that the winner is cached under gemm()'s tuning key.
+Status tune_on_gpu(const GemmProblem& problem, const GemmOptions& options, TuneResult* result,
+                   const std::function<void(int, int)>& progress);
 
 // What run_on_gpu() would choose, without running or tuning (tilegemm::plan).
 Status plan_on_gpu(const GemmProblem& problem, const GemmOptions& options, GemmReport* report);

@@ -1,6 +1,5 @@
 #include "harness/workload.hpp"
 
-#include <cuda_runtime.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -70,8 +69,6 @@ std::vector<uint8_t> random_scales(int64_t count, uint64_t seed) {
   return bytes;
 }
 
-void free_device(void* p) { cudaFree(p); }
-
 // The host memory this process may use: the machine's, or its cgroup's limit where lower; 0 when
 // neither can be read.
 double host_memory_bytes() {
@@ -91,17 +88,7 @@ const void* scale_or_null(const std::vector<uint8_t>& scales) {
 }
 
 Status to_device(const std::vector<uint8_t>& host, DeviceBuffer* out) {
-  if (host.empty()) return Status::success();
-  void* p = nullptr;
-  if (cudaError_t e = cudaMalloc(&p, host.size()); e != cudaSuccess) {
-    return {StatusCode::cuda_error, std::string("cudaMalloc: ") + cudaGetErrorString(e)};
-  }
-  *out = DeviceBuffer(p, free_device);
-  if (cudaError_t e = cudaMemcpy(p, host.data(), host.size(), cudaMemcpyHostToDevice);
-      e != cudaSuccess) {
-    return {StatusCode::cuda_error, std::string("cudaMemcpy: ") + cudaGetErrorString(e)};
-  }
-  return Status::success();
+  return host.empty() ? Status::success() : upload(host.data(), host.size(), out);
 }
 
 // The int32 sizes a grouped problem reads: for offsets, where each group's rows end; for counts,
@@ -358,11 +345,7 @@ Status Workload::set_group_rows(const std::vector<int32_t>& rows) {
   std::vector<uint8_t> sizes = group_sizes(spec_.groups, rows);
   std::copy(sizes.begin(), sizes.end(), host_sizes_.begin());
   if (!on_gpu_) return Status::success();
-  const cudaError_t e =
-      cudaMemcpy(dev_sizes_.get(), host_sizes_.data(), host_sizes_.size(), cudaMemcpyHostToDevice);
-  return e == cudaSuccess
-             ? Status::success()
-             : Status{StatusCode::cuda_error, std::string("cudaMemcpy: ") + cudaGetErrorString(e)};
+  return copy_to_device(dev_sizes_.get(), host_sizes_.data(), host_sizes_.size());
 }
 
 Status Workload::poison_output() {
@@ -379,21 +362,12 @@ Status Workload::poison_output() {
     std::copy(fill.begin(), fill.end(), host_d_.begin());
     return Status::success();
   }
-  cudaError_t e = cudaMemcpy(dev_d_.get(), fill.data(), fill.size(), cudaMemcpyHostToDevice);
-  return e == cudaSuccess
-             ? Status::success()
-             : Status{StatusCode::cuda_error, std::string("cudaMemcpy: ") + cudaGetErrorString(e)};
+  return copy_to_device(dev_d_.get(), fill.data(), fill.size());
 }
 
 Status Workload::fetch_output() {
   if (!on_gpu_) return Status::success();
-  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
-    return {StatusCode::cuda_error, std::string("kernel execution: ") + cudaGetErrorString(e)};
-  }
-  cudaError_t e = cudaMemcpy(host_d_.data(), dev_d_.get(), host_d_.size(), cudaMemcpyDeviceToHost);
-  return e == cudaSuccess
-             ? Status::success()
-             : Status{StatusCode::cuda_error, std::string("cudaMemcpy: ") + cudaGetErrorString(e)};
+  return copy_to_host(host_d_.data(), dev_d_.get(), host_d_.size());
 }
 
 double Workload::check(double max_reference_flops, int64_t* rows_checked) const {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/device_memory.hpp"
 #include "problem/tolerance.hpp"
 #include "tilegemm/tilegemm.hpp"
 
@@ -45,9 +46,6 @@ std::vector<int32_t> random_group_rows(GroupRows form, int64_t groups, int64_t m
 
 // The rows the groups take in all (M x batch_count for a dense problem): what the FLOPs count.
 int64_t taken_rows(const WorkloadSpec& spec);
-
-// Releases device memory on destruction (a null deleter on the CPU backend).
-using DeviceBuffer = std::unique_ptr<void, void (*)(void*)>;
 
 class Workload {
  public:

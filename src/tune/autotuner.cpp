@@ -188,14 +188,6 @@ HeuristicChoice remembered_heuristic(const TuningKey& key, const GemmProblem& p,
   return h;
 }
 
-AutotunePolicy policy_of(const GemmOptions& options) {
-  if (options.autotune) return *options.autotune;
-  if (const char* v = std::getenv("TILEGEMM_AUTOTUNE")) {
-    if (auto p = parse_autotune_policy(v)) return *p;
-  }
-  return AutotunePolicy::off;
-}
-
 Status tune_problem(const GemmProblem& p, const GemmOptions& options,
                     const HeuristicPick& heuristic_pick, TuneResult* result,
                     const std::function<void(int, int)>& progress, CacheEntry* winner) {

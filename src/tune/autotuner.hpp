@@ -19,9 +19,6 @@
 
 namespace tilegemm::autotune {
 
-// The policy in force for a call: the option, else $TILEGEMM_AUTOTUNE, else off.
-AutotunePolicy policy_of(const GemmOptions& options);
-
 // The current CUDA device (0 when it cannot be read), and what the tuner knows of a device: its
 // name and SM count from tilegemm::devices(), read once.
 int current_device();

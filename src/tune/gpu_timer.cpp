@@ -6,13 +6,6 @@
 
 namespace tilegemm::autotune {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const size_t mid = v.size() / 2;
-  return v.size() % 2 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
-}
-
 GpuTimer::GpuTimer() {
   int device = 0, l2 = 0;
   cudaGetDevice(&device);

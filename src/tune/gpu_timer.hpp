@@ -1,8 +1,10 @@
 // Timing on the GPU: warm-up, CUDA events around the timed region only,
 // L2 flushed before every rep (so no shape is timed out of the cache), median of the reps.
-// Used by the autotuner and by the benchmark.
+// Used by the autotuner and by the benchmark. A build without CUDA (TILEGEMM_CUDA=OFF) links
+// gpu_timer_none.cpp, whose timer is never reached: there is no device to time.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <vector>
 
@@ -35,6 +37,11 @@ class GpuTimer {
   void* stop_ = nullptr;
 };
 
-double median(std::vector<double> values);
+inline double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t mid = v.size() / 2;
+  return v.size() % 2 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
+}
 
 }  // namespace tilegemm::autotune

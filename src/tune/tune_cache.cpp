@@ -44,6 +44,14 @@ class FileLock {
 
 }  // namespace
 
+AutotunePolicy policy_of(const GemmOptions& options) {
+  if (options.autotune) return *options.autotune;
+  if (const char* v = std::getenv("TILEGEMM_AUTOTUNE")) {
+    if (auto p = parse_autotune_policy(v)) return *p;
+  }
+  return AutotunePolicy::off;
+}
+
 std::string cache_directory() {
   if (std::string dir = env("TILEGEMM_CACHE_DIR"); !dir.empty()) return dir;
   if (std::string xdg = env("XDG_CACHE_HOME"); !xdg.empty()) return xdg + "/tilegemm";

@@ -25,6 +25,9 @@ struct CacheEntry {
   double ms = 0.0;
 };
 
+// The policy in force for a call: the option, else $TILEGEMM_AUTOTUNE, else off.
+AutotunePolicy policy_of(const GemmOptions& options);
+
 // $TILEGEMM_CACHE_DIR, else $XDG_CACHE_HOME/tilegemm, else $HOME/.cache/tilegemm ("" if none).
 std::string cache_directory();
 

@@ -1,0 +1,16 @@
+// The GPU timer of a build without CUDA (TILEGEMM_CUDA=OFF). Nothing reaches it, as no device is
+// ever found; were it called, it would time nothing and say so with NaN.
+#include <limits>
+
+#include "tune/gpu_timer.hpp"
+
+namespace tilegemm::autotune {
+
+GpuTimer::GpuTimer() = default;
+GpuTimer::~GpuTimer() = default;
+
+std::vector<double> GpuTimer::median_ms(const std::vector<Enqueue>& work, int, int) {
+  return std::vector<double>(work.size(), std::numeric_limits<double>::quiet_NaN());
+}
+
+}  // namespace tilegemm::autotune
