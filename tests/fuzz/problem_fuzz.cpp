@@ -1,5 +1,6 @@
 // libFuzzer target (built with ASan and UBSan by scripts/fuzz-problem.sh): arbitrary problems
-// through validate(), and arbitrary group sizes through the grouped walk.
+// through validate(), arbitrary group sizes through the grouped walk, and arbitrary text through
+// the config parser. Its corpus, tests/fuzz/corpus, starts each run where the last search ended.
 //
 //   validate     any sizes, strides, enums (in range or not), scalars (NaN, infinities), and
 //                pointers (null, far apart, overlapping) must come back as a Status without
@@ -7,8 +8,12 @@
 //   groups       any int32 sizes, clamped by group_rows_after, must give ranges inside [0, M]
 //                (the offsets form's in order, without overlap), and every program of a
 //                persistent grid must walk each tile of each group exactly once.
+//   config       any text: parse_kernel_config either fails with a message or gives a config
+//                that to_string writes back to text parsing to the same config.
 #include <cstdint>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "problem/groups.hpp"
@@ -155,14 +160,34 @@ void fuzz_groups(Bytes& in) {
   }
 }
 
+void fuzz_config(Bytes& in) {
+  using namespace tilegemm;
+  // Mostly the parser's own alphabet, so that inputs reach past the first field.
+  static constexpr char kAlphabet[] = "0123456789x/gswtcpingo-+ ";
+  std::string text;
+  for (int length = in.u8() % 64; length > 0; --length) {
+    const uint8_t c = in.u8();
+    text += c < 224 ? kAlphabet[c % (sizeof(kAlphabet) - 1)] : char(c);
+  }
+  std::string error;
+  const std::optional<KernelConfig> config = parse_kernel_config(text, &error);
+  if (config.has_value() == !error.empty()) __builtin_trap();  // a failure always says why
+  if (config && parse_kernel_config(to_string(*config)) != config) __builtin_trap();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Bytes in(data, size);
-  if (in.u8() % 2) {
-    fuzz_validate(in);
-  } else {
-    fuzz_groups(in);
+  switch (in.u8() % 3) {
+    case 0:
+      fuzz_validate(in);
+      break;
+    case 1:
+      fuzz_groups(in);
+      break;
+    default:
+      fuzz_config(in);
   }
   return 0;
 }
