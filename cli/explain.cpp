@@ -182,7 +182,13 @@ void explain_command(const ExplainOptions& o) {
          std::to_string(o.n) + " x " + std::to_string(o.k) + ")");
   }
   if (bm <= 0 || bn <= 0 || bk <= 0) fail("--block '" + o.block + "': sizes must be > 0");
-  if (o.group <= 0) fail("--group must be > 0 (got " + std::to_string(o.group) + ")");
+  // GROUP_SIZE_M past the grid's rows orders as the grid's rows would; 2^20 keeps the order's
+  // products (GROUP_SIZE_M x programs along N) inside 64 bits.
+  constexpr int64_t kMaxGroup = int64_t(1) << 20;
+  if (o.group <= 0 || o.group > kMaxGroup) {
+    fail("--group must be from 1 to " + std::to_string(kMaxGroup) + " (got " +
+         std::to_string(o.group) + ")");
+  }
   if (o.wave < 0 || o.wave > kMaxWave) {
     fail("--wave must be from 1 to " + std::to_string(kMaxWave) + " (got " +
          std::to_string(o.wave) + "; 0: the default)");

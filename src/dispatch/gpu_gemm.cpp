@@ -1,5 +1,6 @@
 #include "dispatch/gpu_gemm.hpp"
 
+#include <algorithm>
 #include <climits>
 
 #include "dispatch/config_choice.hpp"
@@ -41,7 +42,11 @@ Status launch(const gpu::Kernel& kernel, const GemmProblem& p, const KernelConfi
     return {StatusCode::not_supported, "the problem has more output tiles than one launch holds"};
   }
   if (p.m == 0 || p.n == 0) return Status::success();
-  return kernel.launch(make_gemm_args(p, config.group_size_m), config, p.stream);
+  // GROUP_SIZE_M past the grid's rows orders the tiles as the grid's rows do; capped there, the
+  // kernels' 32-bit products of it (GROUP_SIZE_M x programs along N) stay inside the grid's count.
+  const int64_t group_size_m =
+      std::max<int64_t>(1, std::min<int64_t>(cdiv(p.m, config.block_m), config.group_size_m));
+  return kernel.launch(make_gemm_args(p, group_size_m), config, p.stream);
 }
 
 Status run_on_gpu(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {

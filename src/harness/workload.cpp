@@ -100,9 +100,15 @@ std::vector<uint8_t> group_sizes(GroupRows form, std::vector<int32_t> rows) {
   return bytes;
 }
 
+// 0 for a negative leading dimension, or one whose stride overflows: validate() refuses both
+// (create() has refused a problem larger than memory before this is reached).
 int64_t packed_stride(Layout layout, int64_t rows, int64_t cols, int64_t ld) {
   const int64_t eff = effective_ld(ld, layout, rows, cols);
-  return eff * (layout == Layout::row_major ? rows : cols);
+  int64_t stride = 0;
+  if (eff < 0 || __builtin_mul_overflow(eff, layout == Layout::row_major ? rows : cols, &stride)) {
+    return 0;
+  }
+  return stride;
 }
 
 }  // namespace

@@ -134,7 +134,13 @@ inline OperandCopy plan_operand_copy(const MatrixInput& in, int64_t rows, int64_
   // An operand shared by every batch entry (batch stride 0) is copied once and stays shared.
   c.entries = in.batch_stride == 0 ? 1 : batch_count;
   c.batch_stride = in.batch_stride == 0 ? 0 : c.lines * c.ld;
-  c.bytes = c.entries * c.lines * c.ld * element_size;
+  // Past 2^61 bytes no device holds the copy: the size saturates there (so that the workspace's
+  // sum of two cannot overflow either) and the workspace request fails.
+  constexpr int64_t kMaxCopyBytes = int64_t(1) << 61;
+  c.bytes =
+      double(c.entries) * double(c.lines) * double(c.ld) * element_size < double(kMaxCopyBytes)
+          ? c.entries * c.lines * c.ld * element_size
+          : kMaxCopyBytes;
   return c;
 }
 

@@ -136,7 +136,8 @@ TEST(CliExplain, BadArgumentsNameTheOption) {
       << r.output;
   r = run_cli("explain 1024 768 128 --group 0");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("--group must be > 0"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--group must be from 1 to 1048576 (got 0)"), std::string::npos)
+      << r.output;
 }
 
 TEST(CliRun, BadOptionValuesAreNamed) {
@@ -182,6 +183,10 @@ TEST(CliRun, BadInputsFailFastBeforeAnyLargeAllocation) {
       {"run 8 8 8 --backend cpu --kernel bogus", "kernel 'bogus' does not exist",
        "is not in this build, which has no GPU kernels"},
       {"explain 64 64 64 --wave -5", "--wave must be from 1 to 65536 (got -5"},
+      // Found by the CLI fuzz test under UBSan: signed overflow in the order and the strides.
+      {"explain 2143 1906 1 --group 9223372036854775807", "--group must be from 1 to 1048576"},
+      {"run 35 20 7 --lda -9223372036854775808 --backend cpu",
+       "--lda (a.ld) must be >= 0 (got -9223372036854775808)"},
       {"explain 1099511627776 1099511627776 1 --block 1x1x1", "more than 2^40 programs"},
       // CLI11 2.1 reads a number past int64 as its largest value; later versions refuse it.
       {"explain 99999999999999999999 8 8", "M, N and K must be at most 2^40",
