@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tilegemm/config.hpp"
+#include "tilegemm/version.hpp"
 
 namespace tilegemm {
 
@@ -254,5 +255,22 @@ struct DeviceInfo {
 
 // The CUDA devices visible to this process; empty when there are none (or no CUDA build).
 std::vector<DeviceInfo> devices();
+
+// What the library says on its own, outside any Status: warnings (a tuning cache file it could
+// not read or write, an autotuner candidate it dropped) and, at level info, each autotuner winner.
+// By default each message goes to stderr as "tilegemm: LEVEL: message" when its level is at or
+// above $TILEGEMM_LOG_LEVEL (off, error, warning or info; warning when unset or unknown;
+// TILEGEMM_PRINT_AUTOTUNING=1, an older switch, means info). set_log_callback sends messages to
+// the caller instead (as cuBLASLt's logger callback), from whichever thread logs; an empty
+// callback restores stderr. Both settings are process-wide and safe to change from any thread.
+enum class LogLevel { off, error, warning, info };
+std::string_view to_string(LogLevel level);
+using LogCallback = std::function<void(LogLevel level, std::string_view message)>;
+void set_log_callback(LogCallback callback);
+void set_log_level(LogLevel level);
+LogLevel log_level();
+
+// The version of the library linked, "MAJOR.MINOR.PATCH" (the headers' is TILEGEMM_VERSION_*).
+std::string_view version();
 
 }  // namespace tilegemm

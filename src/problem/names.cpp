@@ -145,4 +145,26 @@ int dtype_size(DType dtype) {
   }
 }
 
+std::string_view to_string(LogLevel level) {
+  switch (level) {
+    case LogLevel::off:
+      return "off";
+    case LogLevel::error:
+      return "error";
+    case LogLevel::warning:
+      return "warning";
+    case LogLevel::info:
+      return "info";
+  }
+  return "unknown";
+}
+
+#define TILEGEMM_STRINGIZE_(x) #x
+#define TILEGEMM_STRINGIZE(x) TILEGEMM_STRINGIZE_(x)
+// The headers' version as this library was compiled with them.
+std::string_view version() {
+  return TILEGEMM_STRINGIZE(TILEGEMM_VERSION_MAJOR) "." TILEGEMM_STRINGIZE(
+      TILEGEMM_VERSION_MINOR) "." TILEGEMM_STRINGIZE(TILEGEMM_VERSION_PATCH);
+}
+
 }  // namespace tilegemm

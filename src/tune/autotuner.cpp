@@ -12,16 +12,13 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "common/log.hpp"
 #include "kernels/cuda_check.hpp"
 #include "problem/dtype.hpp"
 #include "problem/matrix_view.hpp"
 #include "problem/tolerance.hpp"
 #include "tune/config_space.hpp"
 #include "tune/gpu_timer.hpp"
-
-#ifndef TILEGEMM_VERSION_STRING
-#define TILEGEMM_VERSION_STRING "0.0.0"
-#endif
 
 namespace tilegemm::autotune {
 namespace {
@@ -70,7 +67,7 @@ class State {
     d.file_entries[to_string(key)] = entry;
     if (!d.file) return {};
     if (Status s = d.file->store(to_string(key), entry); !s.ok()) {
-      std::fprintf(stderr, "tilegemm: warning: %s\n", s.message.c_str());
+      log_message(LogLevel::warning, s.message);
       return {};
     }
     return d.file->path();
@@ -99,10 +96,10 @@ class State {
     if (const std::string dir = cache_directory(); !dir.empty()) {
       d.file =
           std::make_unique<TuneFile>(dir + "/" + cache_file_name(d.facts.name, d.facts.sm_count),
-                                     d.facts.name, d.facts.sm_count, TILEGEMM_VERSION_STRING);
+                                     d.facts.name, d.facts.sm_count, std::string(version()));
       std::string warning;
       d.file_entries = d.file->load(&warning);
-      if (!warning.empty()) std::fprintf(stderr, "%s (it will be rewritten)\n", warning.c_str());
+      if (!warning.empty()) log_message(LogLevel::warning, warning + " (it will be rewritten)");
     }
     return d;
   }
@@ -112,11 +109,6 @@ class State {
   std::unordered_map<TuningKey, CacheEntry, TuningKeyHash> memory_;
   std::unordered_map<TuningKey, HeuristicChoice, TuningKeyHash> heuristic_;
 };
-
-bool print_autotuning() {
-  const char* v = std::getenv("TILEGEMM_PRINT_AUTOTUNING");
-  return v != nullptr && std::string(v) == "1";
-}
 
 // Elements from D's first element to one past its last (all batch entries).
 int64_t output_span(const GemmProblem& p) {
@@ -262,8 +254,8 @@ Status tune_problem(const GemmProblem& p, const GemmOptions& options,
       } else if (double diff = relative_difference(values, reference); !(diff <= tolerance)) {
         tc.dropped = "result differs from the first candidate's (relative difference " +
                      std::to_string(diff) + ")";
-        std::fprintf(stderr, "tilegemm: warning: autotuner dropped %s %s: %s\n", c.kernel.c_str(),
-                     to_string(c.config).c_str(), tc.dropped.c_str());
+        log_message(LogLevel::warning, "autotuner dropped " + c.kernel + " " + to_string(c.config) +
+                                           ": " + tc.dropped);
       }
     }
     if (tc.dropped.empty()) {
@@ -292,10 +284,12 @@ Status tune_problem(const GemmProblem& p, const GemmOptions& options,
   *winner = {best.kernel, best.config, best.ms};
   result->cache_file = State::get().store(key, *winner);
   result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (print_autotuning()) {
-    std::fprintf(stderr, "tilegemm autotune: [%s] -> %s %s, %.4f ms (%zu candidates, %.2f s)\n",
-                 result->tuning_key.c_str(), best.kernel.c_str(), to_string(best.config).c_str(),
-                 best.ms, result->candidates.size(), result->seconds);
+  if (log_level() >= LogLevel::info) {
+    char text[96];
+    std::snprintf(text, sizeof text, ", %.4f ms (%zu candidates, %.2f s)", best.ms,
+                  result->candidates.size(), result->seconds);
+    log_message(LogLevel::info, "autotune: [" + result->tuning_key + "] -> " + best.kernel + " " +
+                                    to_string(best.config) + text);
   }
   return Status::success();
 }

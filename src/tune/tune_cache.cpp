@@ -82,7 +82,7 @@ std::map<std::string, CacheEntry> TuneFile::load(std::string* warning) const {
   std::stringstream text;
   text << in.rdbuf();
   const auto ignore = [&](const std::string& why) {
-    if (warning) *warning = "tilegemm: ignoring tuning cache " + path_ + ": " + why;
+    if (warning) *warning = "ignoring tuning cache " + path_ + ": " + why;
     return std::map<std::string, CacheEntry>{};
   };
   const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "tilegemm/tilegemm.hpp"
+
 namespace {
 
 struct Result {
@@ -274,6 +276,17 @@ TEST(CliRun, JsonOutputHasTheCheck) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("\"passed\": true"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("\"kernel\": \"cpu\""), std::string::npos) << r.output;
+}
+
+// The command, the library and the headers tell one version.
+TEST(CliInfo, VersionIsTheLibrarysAndTheHeaders) {
+  const std::string headers = std::to_string(TILEGEMM_VERSION_MAJOR) + "." +
+                              std::to_string(TILEGEMM_VERSION_MINOR) + "." +
+                              std::to_string(TILEGEMM_VERSION_PATCH);
+  EXPECT_EQ(tilegemm::version(), headers);
+  const Result r = run_cli("--version");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.output, headers + "\n");
 }
 
 TEST(CliInfo, ListsKernels) {
