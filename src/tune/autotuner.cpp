@@ -284,13 +284,11 @@ Status tune_problem(const GemmProblem& p, const GemmOptions& options,
   *winner = {best.kernel, best.config, best.ms};
   result->cache_file = State::get().store(key, *winner);
   result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (log_level() >= LogLevel::info) {
-    char text[96];
-    std::snprintf(text, sizeof text, ", %.4f ms (%zu candidates, %.2f s)", best.ms,
-                  result->candidates.size(), result->seconds);
-    log_message(LogLevel::info, "autotune: [" + result->tuning_key + "] -> " + best.kernel + " " +
-                                    to_string(best.config) + text);
-  }
+  char text[96];
+  std::snprintf(text, sizeof text, ", %.4f ms (%zu candidates, %.2f s)", best.ms,
+                result->candidates.size(), result->seconds);
+  log_message(LogLevel::info, "autotune: [" + result->tuning_key + "] -> " + best.kernel + " " +
+                                  to_string(best.config) + text);
   return Status::success();
 }
 

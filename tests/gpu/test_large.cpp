@@ -7,13 +7,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <iostream>
 #include <random>
 #include <thread>
 #include <vector>
 
 #include "harness/workload.hpp"
+#include "problem/dtype.hpp"
 
 namespace tilegemm {
 namespace {
@@ -33,19 +33,6 @@ uint64_t splitmix64(uint64_t x) {
 float element(uint64_t which, int64_t row, int64_t col) {
   const uint64_t h = splitmix64((which << 62) ^ (uint64_t(row) << 31) ^ uint64_t(col));
   return float(int(h >> 56) - 128) / 128.0f;
-}
-
-uint16_t to_bf16_bits(float v) {  // exact for element()'s values: the low 16 bits are zero
-  uint32_t bits;
-  std::memcpy(&bits, &v, 4);
-  return uint16_t(bits >> 16);
-}
-
-float from_bf16_bits(uint16_t h) {
-  const uint32_t bits = uint32_t(h) << 16;
-  float v;
-  std::memcpy(&v, &bits, 4);
-  return v;
 }
 
 #define CUDA_OK(call)                                                      \
@@ -72,7 +59,7 @@ void upload(uint64_t which, int64_t rows, int64_t cols, Layout layout, void* dev
             const int64_t outer = first + i;
             const float v =
                 layout == Layout::row_major ? element(which, outer, j) : element(which, j, outer);
-            host[size_t(i * line + j)] = to_bf16_bits(v);
+            host[size_t(i * line + j)] = float_to_bf16_bits(v);
           }
         }
       });
@@ -166,7 +153,7 @@ TEST_F(GpuLarge, MoreThan2To31ElementsInEachOperandMatchTheReference) {
       uint16_t h = 0;
       const int64_t offset = samples[s].first * kN + samples[s].second;
       CUDA_OK(cudaMemcpy(&h, static_cast<uint16_t*>(d) + offset, 2, cudaMemcpyDeviceToHost));
-      const double got = from_bf16_bits(h);
+      const double got = bf16_bits_to_float(h);
       error += (got - reference[s]) * (got - reference[s]);
       norm += reference[s] * reference[s];
     }
