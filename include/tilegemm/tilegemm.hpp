@@ -171,6 +171,17 @@ struct GemmOptions {
   // calls (without device memory for it, nothing is copied). false: run on the operands as they
   // are (element loads).
   bool aligned_copies = true;
+  // GPU backend: a workspace the caller owns, as cuBLASLt and CUTLASS take one: `workspace_bytes`
+  // of device memory, any alignment, used by the call's work on problem.stream alone (stream
+  // order: a later call on that stream may reuse it at once). workspace_size() says how much a
+  // call takes. Given one, gemm() allocates nothing for the aligned copies and the sm90 kernel's
+  // tail split; a part it has no room for goes without (slower, never wrong; the report's
+  // workspace_note says so). Not given (null), they come from a memory pool the library keeps
+  // per device, except while problem.stream is capturing a CUDA graph, when nothing is allocated
+  // and they go without. (Tuning, when the autotune policy asks for it outside a capture,
+  // allocates its own scratch memory.) The CPU backend takes no workspace.
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
 };
 
 // What a call ran (filled by gemm() when `report` is given).
@@ -187,6 +198,10 @@ struct GemmReport {
   // GemmOptions::aligned_copies), e.g. "operands copied to 16-byte aligned lines first: a ld
   // 4093 -> 4096". Empty when none was.
   std::string aligned_copies;
+  // What went without device memory it needed, and why (GemmOptions::workspace), e.g. "the tail
+  // split went without: the stream is capturing a CUDA graph and no workspace was given". Empty
+  // when nothing did.
+  std::string workspace_note;
 };
 
 // What gemm() would run for `problem` under `options` -- backend, kernel, config, where the
@@ -195,6 +210,12 @@ struct GemmReport {
 // its source says "heuristic (a call would tune)". The problem's pointers are only compared,
 // never read, so stand-in addresses will do.
 Status plan(const GemmProblem& problem, const GemmOptions& options, GemmReport* report);
+
+// The device memory gemm() takes for `problem` under `options` (GemmOptions::workspace): the
+// aligned copies it would make and the chosen kernel's own (the sm90 kernel's tail split), with
+// room for alignment; 0 when it takes none (always on the CPU backend). Where the autotune policy
+// would tune, the most that any candidate config could take. Reads no memory, as plan().
+Status workspace_size(const GemmProblem& problem, const GemmOptions& options, size_t* bytes);
 
 // One config the autotuner timed.
 struct TuneCandidate {
@@ -214,9 +235,10 @@ struct TuneResult {
   std::string cache_file;                 // where the winner was stored ("" if it was not)
 };
 
-// Times every candidate config for `problem` (on scratch output: D is not written), stores the
-// winner in the tuning cache, and reports all of them. options.kernel narrows the search to one
-// kernel; options.config is ignored. `progress(done, total)` is called after each candidate.
+// Times every candidate config for `problem` (on scratch output: D is not written) on
+// problem.stream, stores the winner in the tuning cache, and reports all of them. options.kernel
+// narrows the search to one kernel; options.config is ignored. `progress(done, total)` is called
+// after each candidate.
 Status tune(const GemmProblem& problem, const GemmOptions& options, TuneResult* result,
             const std::function<void(int, int)>& progress = {});
 

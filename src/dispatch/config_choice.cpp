@@ -63,7 +63,7 @@ Status choose(const GemmProblem& p, const GemmOptions& options, Choice* choice, 
   choice->kernel = requested;
   choice->config =
       autotune::remembered_heuristic(choice->key, p, *requested, options.kernel).config;
-  choice->source = would_tune ? "heuristic (a call would tune)" : "heuristic";
+  choice->source = would_tune ? kWouldTune : "heuristic";
   return Status::success();
 }
 

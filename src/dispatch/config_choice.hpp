@@ -23,9 +23,11 @@ struct Choice {
   autotune::TuningKey key;
 };
 
+// The source of a choice that fell back to the heuristic where the policy would have tuned.
+inline constexpr const char* kWouldTune = "heuristic (a call would tune)";
+
 // Picks the kernel and config for a validated problem on the current device. With `may_tune`
-// false a choice that would need tuning falls back to the heuristic's (source "heuristic (a
-// call would tune)").
+// false a choice that would need tuning falls back to the heuristic's (source kWouldTune).
 Status choose(const GemmProblem& problem, const GemmOptions& options, Choice* choice,
               bool may_tune = true);
 

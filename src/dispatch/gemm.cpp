@@ -1,5 +1,5 @@
-// The entry points: gemm(), plan() and tune(). problem -> validation -> backend -> kernel and
-// config -> run.
+// The entry points: gemm(), plan(), workspace_size() and tune(). problem -> validation -> backend
+// -> kernel and config -> run.
 #include "cpu/cpu_backend.hpp"
 #include "dispatch/gpu_gemm.hpp"
 #include "tilegemm/tilegemm.hpp"
@@ -36,6 +36,11 @@ Status choose_backend(const GemmProblem& problem, const GemmOptions& options, Ge
     return {StatusCode::invalid_argument, "options.autotune is not an AutotunePolicy (value " +
                                               std::to_string(int(*options.autotune)) + ")"};
   }
+  if (options.workspace == nullptr && options.workspace_bytes > 0) {
+    return {StatusCode::invalid_argument,
+            "options.workspace is null while options.workspace_bytes is " +
+                std::to_string(options.workspace_bytes)};
+  }
   Backend backend = options.backend;
   if (backend == Backend::automatic)
     backend = gpu::device_count() > 0 ? Backend::gpu : Backend::cpu;
@@ -57,7 +62,7 @@ Status choose_backend(const GemmProblem& problem, const GemmOptions& options, Ge
     int threads = 0;
     if (Status s = cpu::threads_from_environment(&threads); !s.ok()) return s;
     if (report)
-      *report = {Backend::cpu, "cpu", config, options.config ? "given" : "default", "", "", ""};
+      *report = {Backend::cpu, "cpu", config, options.config ? "given" : "default", "", "", "", ""};
     return Status::success();
   }
   return dispatch::gpu_available();
@@ -76,6 +81,15 @@ Status plan_unguarded(const GemmProblem& problem, const GemmOptions& options, Ge
   bool on_gpu = false;
   if (Status s = choose_backend(problem, options, report, &on_gpu); !s.ok()) return s;
   return on_gpu ? dispatch::plan_on_gpu(problem, options, report) : Status::success();
+}
+
+Status workspace_size_unguarded(const GemmProblem& problem, const GemmOptions& options,
+                                size_t* bytes) {
+  *bytes = 0;
+  bool on_gpu = false;
+  GemmReport cpu_report;
+  if (Status s = choose_backend(problem, options, &cpu_report, &on_gpu); !s.ok()) return s;
+  return on_gpu ? dispatch::workspace_on_gpu(problem, options, bytes) : Status::success();
 }
 
 Status tune_unguarded(const GemmProblem& problem, const GemmOptions& options, TuneResult* result,
@@ -98,6 +112,12 @@ Status gemm(const GemmProblem& problem, const GemmOptions& options, GemmReport* 
 
 Status plan(const GemmProblem& problem, const GemmOptions& options, GemmReport* report) {
   return guarded("plan", [&] { return plan_unguarded(problem, options, report); });
+}
+
+Status workspace_size(const GemmProblem& problem, const GemmOptions& options, size_t* bytes) {
+  if (bytes == nullptr) return {StatusCode::invalid_argument, "bytes is null"};
+  return guarded("workspace_size",
+                 [&] { return workspace_size_unguarded(problem, options, bytes); });
 }
 
 Status tune(const GemmProblem& problem, const GemmOptions& options, TuneResult* result,

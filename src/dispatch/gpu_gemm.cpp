@@ -34,7 +34,8 @@ Status gpu_available() {
           "no CUDA device is available; use the CPU backend (--backend cpu)"};
 }
 
-Status launch(const gpu::Kernel& kernel, const GemmProblem& p, const KernelConfig& config) {
+Status launch(const gpu::Kernel& kernel, const GemmProblem& p, const KernelConfig& config,
+              gpu::Workspace& workspace) {
   if (std::string why = kernel.can_implement(p, config); !why.empty()) {
     return {StatusCode::invalid_argument, why};
   }
@@ -46,25 +47,36 @@ Status launch(const gpu::Kernel& kernel, const GemmProblem& p, const KernelConfi
   // kernels' 32-bit products of it (GROUP_SIZE_M x programs along N) stay inside the grid's count.
   const int64_t group_size_m =
       std::max<int64_t>(1, std::min<int64_t>(cdiv(p.m, config.block_m), config.group_size_m));
-  return kernel.launch(make_gemm_args(p, group_size_m), config, p.stream);
+  return kernel.launch(make_gemm_args(p, group_size_m), config, workspace);
 }
 
 Status run_on_gpu(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {
+  // While the stream is capturing a CUDA graph, nothing may allocate, synchronise or time: the
+  // workspace is the caller's or none, and the config is not tuned.
+  const bool capturing = gpu::stream_is_capturing(p.stream);
+  gpu::Workspace workspace(p.stream, options.workspace, options.workspace_bytes, !capturing);
   // The copies come first: the kernel, the config and the tuning key are those of the problem
   // the kernel will read.
   gpu::AlignedCopies copies;
-  if (Status s = copies.make(p, gpu::copy_plan(p, options)); !s.ok()) {
+  if (Status s = copies.make(p, gpu::copy_plan(p, options), workspace); !s.ok()) {
     return s;
   }
   const GemmProblem& q = copies.problem();
   Choice choice;
-  if (Status s = choose(q, options, &choice); !s.ok()) return s;
+  if (Status s = choose(q, options, &choice, /*may_tune=*/!capturing); !s.ok()) return s;
+  if (capturing && choice.source == kWouldTune) {
+    choice.source = "heuristic (not tuned: the stream is capturing a CUDA graph)";
+  }
   fill_report(q, options, choice, copies.description(), report);
-  Status status = launch(*choice.kernel, q, choice.config);
+  Status status = launch(*choice.kernel, q, choice.config, workspace);
+  if (report) report->workspace_note = workspace.shortfall();
   if (!status.ok() && autotune::automatic(options.kernel)) {
     // No kernel took the problem: say why the faster ones did not either.
     const std::string note = auto_kernel_note(q, *choice.kernel);
     if (!note.empty()) status.message += "; " + note;
+  }
+  if (!status.ok() && !workspace.shortfall().empty()) {
+    status.message += "; " + workspace.shortfall();
   }
   return status;
 }
@@ -83,10 +95,40 @@ Status plan_on_gpu(const GemmProblem& p, const GemmOptions& options, GemmReport*
   return Status::success();
 }
 
+Status workspace_on_gpu(const GemmProblem& p, const GemmOptions& options, size_t* bytes) {
+  const AlignedCopyPlan copies = gpu::copy_plan(p, options);
+  const GemmProblem q =
+      with_aligned_copies(p, copies, reinterpret_cast<void*>(kWorkspaceAlignment));
+  Choice choice;
+  if (Status s = choose(q, options, &choice, /*may_tune=*/false); !s.ok()) return s;
+  const auto kernel_bytes = [&](const gpu::Kernel& kernel, const KernelConfig& config) {
+    const int64_t group_size_m = std::max<int64_t>(1, config.group_size_m);
+    return kernel.can_implement(q, config).empty()
+               ? kernel.workspace_bytes(make_gemm_args(q, group_size_m), config)
+               : size_t(0);
+  };
+  size_t launch_bytes = kernel_bytes(*choice.kernel, choice.config);
+  if (choice.source == kWouldTune) {
+    // The call would tune: any candidate may win.
+    for (const gpu::Kernel& kernel : gpu::kernels()) {
+      if (!autotune::automatic(options.kernel) && kernel.info.name != options.kernel) continue;
+      for (const KernelConfig& config : kernel.info.configs) {
+        launch_bytes = std::max(launch_bytes, kernel_bytes(kernel, config));
+      }
+    }
+  }
+  *bytes = gpu::workspace_part_bytes(size_t(copies.workspace_bytes)) +
+           gpu::workspace_part_bytes(launch_bytes);
+  // The caller's pointer may start anywhere: room to move to the first aligned byte.
+  if (*bytes > 0) *bytes += gpu::kWorkspacePartAlignment;
+  return Status::success();
+}
+
 Status tune_on_gpu(const GemmProblem& p, const GemmOptions& options, TuneResult* result,
                    const std::function<void(int, int)>& progress) {
+  gpu::Workspace workspace(p.stream, options.workspace, options.workspace_bytes, true);
   gpu::AlignedCopies copies;
-  if (Status s = copies.make(p, gpu::copy_plan(p, options)); !s.ok()) return s;
+  if (Status s = copies.make(p, gpu::copy_plan(p, options), workspace); !s.ok()) return s;
   autotune::CacheEntry winner;
   return tune_problem(copies.problem(), options, result, progress, &winner);
 }

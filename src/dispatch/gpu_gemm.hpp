@@ -23,7 +23,11 @@ Status tune_on_gpu(const GemmProblem& problem, const GemmOptions& options, TuneR
 // What run_on_gpu() would choose, without running or tuning (tilegemm::plan).
 Status plan_on_gpu(const GemmProblem& problem, const GemmOptions& options, GemmReport* report);
 
+// The device memory run_on_gpu() takes for a validated problem (tilegemm::workspace_size).
+Status workspace_on_gpu(const GemmProblem& problem, const GemmOptions& options, size_t* bytes);
+
 // Launches one kernel and config on a validated problem (no choice made): checks can_implement.
-Status launch(const gpu::Kernel& kernel, const GemmProblem& problem, const KernelConfig& config);
+Status launch(const gpu::Kernel& kernel, const GemmProblem& problem, const KernelConfig& config,
+              gpu::Workspace& workspace);
 
 }  // namespace tilegemm::dispatch

@@ -20,6 +20,10 @@ Status run_on_gpu(const GemmProblem&, const GemmOptions&, GemmReport*) { return 
 
 Status plan_on_gpu(const GemmProblem&, const GemmOptions&, GemmReport*) { return no_gpu_backend(); }
 
+Status workspace_on_gpu(const GemmProblem&, const GemmOptions&, size_t*) {
+  return no_gpu_backend();
+}
+
 Status tune_on_gpu(const GemmProblem&, const GemmOptions&, TuneResult*,
                    const std::function<void(int, int)>&) {
   return no_gpu_backend();

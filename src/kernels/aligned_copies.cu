@@ -1,11 +1,10 @@
 // Aligned copies of A and B (the plan is problem/aligned_copies.hpp): which operands to transpose,
-// a workspace from the library's memory pool (memory_pool.hpp), and the copy kernels.
+// the call's workspace (workspace.hpp), and the copy kernels.
 #include <cstdint>
 
 #include "kernels/aligned_copies.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/kernel_registry.hpp"
-#include "kernels/memory_pool.hpp"
 #include "problem/dtype.hpp"
 
 namespace tilegemm::gpu {
@@ -190,42 +189,21 @@ AlignedCopyPlan copy_plan(const GemmProblem& p, const GemmOptions& options) {
   return plan_aligned_copies(p, options.aligned_copies);
 }
 
-Status AlignedCopies::make(const GemmProblem& p, const AlignedCopyPlan& plan) {
+Status AlignedCopies::make(const GemmProblem& p, const AlignedCopyPlan& plan,
+                           Workspace& workspace) {
   problem_ = p;
-  stream_ = p.stream;
   if (!plan.any()) return Status::success();
-  int device = 0;
-  if (Status s = cuda_status(cudaGetDevice(&device), "aligned copy: cudaGetDevice"); !s.ok()) {
+  void* memory = nullptr;
+  if (Status s = workspace.take(size_t(plan.workspace_bytes), "the aligned copies", &memory);
+      !s.ok() || memory == nullptr) {
     return s;
   }
-  cudaMemPool_t pool = nullptr;
-  if (Status s = library_pool(device, &pool); !s.ok()) return s;
   const auto stream = static_cast<cudaStream_t>(p.stream);
-  void* workspace = nullptr;
-  const cudaError_t allocated =
-      cudaMallocFromPoolAsync(&workspace, size_t(plan.workspace_bytes), pool, stream);
-  if (allocated == cudaErrorMemoryAllocation) {
-    // No room for the copies: the GEMM still runs, on the operands as they are. The error is
-    // cleared so that the launch checks after it do not report it.
-    cudaGetLastError();
-    return Status::success();
-  }
-  if (Status s = cuda_status(allocated, "aligned copy: cudaMallocFromPoolAsync of the workspace");
-      !s.ok()) {
-    return s;
-  }
-  workspace_ = workspace;
-  if (Status s = copy_operand(p.a, plan.a, workspace_, stream); !s.ok()) return s;
-  if (Status s = copy_operand(p.b, plan.b, workspace_, stream); !s.ok()) return s;
-  problem_ = with_aligned_copies(p, plan, workspace_);
+  if (Status s = copy_operand(p.a, plan.a, memory, stream); !s.ok()) return s;
+  if (Status s = copy_operand(p.b, plan.b, memory, stream); !s.ok()) return s;
+  problem_ = with_aligned_copies(p, plan, memory);
   plan_ = plan;
   return Status::success();
-}
-
-AlignedCopies::~AlignedCopies() {
-  // Stream-ordered: the memory returns to the pool once the GEMM that reads it has run. (A
-  // destructor has no one to report a failure to; the next CUDA call would see a sticky error.)
-  if (workspace_) cudaFreeAsync(workspace_, static_cast<cudaStream_t>(stream_));
 }
 
 }  // namespace tilegemm::gpu

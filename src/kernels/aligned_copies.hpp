@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "kernels/workspace.hpp"
 #include "problem/aligned_copies.hpp"
 #include "tilegemm/tilegemm.hpp"
 
@@ -16,19 +17,13 @@ namespace tilegemm::gpu {
 // (problem/aligned_copies.hpp).
 AlignedCopyPlan copy_plan(const GemmProblem& p, const GemmOptions& options);
 
-// Owns the workspace of one GEMM call: make() takes it from the library's pool on the problem's
-// stream and enqueues the copies; the destructor gives it back, stream-ordered, after the work
-// enqueued meanwhile (the GEMM on the copies).
+// The copies of one GEMM call: make() takes their memory from the call's workspace and enqueues
+// them on the problem's stream; the workspace keeps the memory until the GEMM on them is enqueued.
 class AlignedCopies {
  public:
-  AlignedCopies() = default;
-  AlignedCopies(const AlignedCopies&) = delete;
-  AlignedCopies& operator=(const AlignedCopies&) = delete;
-  ~AlignedCopies();
-
-  // Makes the copies `plan` names. With an empty plan, or when the pool cannot supply the
-  // workspace (out of device memory), it copies nothing and problem() is `problem` itself.
-  Status make(const GemmProblem& problem, const AlignedCopyPlan& plan);
+  // Makes the copies `plan` names. With an empty plan, or when the workspace has no room for them
+  // (Workspace::take), it copies nothing and problem() is `problem` itself.
+  Status make(const GemmProblem& problem, const AlignedCopyPlan& plan, Workspace& workspace);
   // The problem the kernel should run: A and/or B replaced by their copies when made.
   const GemmProblem& problem() const { return problem_; }
   // For the report: what was copied ("" when nothing was).
@@ -37,8 +32,6 @@ class AlignedCopies {
  private:
   GemmProblem problem_;
   AlignedCopyPlan plan_;  // what was copied: empty unless the copies were made
-  void* workspace_ = nullptr;
-  void* stream_ = nullptr;
 };
 
 }  // namespace tilegemm::gpu

@@ -8,19 +8,24 @@
 #include <vector>
 
 #include "kernels/gemm_args.hpp"
+#include "kernels/workspace.hpp"
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm::gpu {
 
-// A launcher enqueues one GEMM on `stream` and reports launch errors; it assumes a validated
-// problem and a config that `can_implement` accepted.
-using Launcher = std::function<Status(const GemmArgs&, const KernelConfig&, void* stream)>;
+// A launcher enqueues one GEMM on the workspace's stream, taking any device memory it needs from
+// the workspace, and reports launch errors; it assumes a validated problem and a config that
+// `can_implement` accepted.
+using Launcher = std::function<Status(const GemmArgs&, const KernelConfig&, Workspace&)>;
 
 struct Kernel {
   KernelInfo info;
   // Empty when the config and the problem fit; else why not (names the config or argument).
   std::function<std::string(const GemmProblem&, const KernelConfig&)> can_implement;
   Launcher launch;
+  // The most device memory a launch of `config` takes from its workspace (Launcher) for `args`.
+  std::function<size_t(const GemmArgs&, const KernelConfig&)> workspace_bytes =
+      [](const GemmArgs&, const KernelConfig&) { return size_t(0); };
   // What the autotuner's pruning needs to know (src/tune/config_space.hpp).
   bool tensor_cores = false;  // CUDA-core kernels cannot pay where a tensor-core one runs
   bool production = true;     // false: a teaching generation, never worth timing

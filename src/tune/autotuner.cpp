@@ -211,7 +211,9 @@ Status tune_problem(const GemmProblem& p, const GemmOptions& options,
   }
   // Zeros where no candidate writes (a grouped problem's rows that no group takes), so that the
   // candidates' samples agree there.
-  if (Status s = cuda_status(cudaMemset(scratch, 0, bytes), "autotuner: cudaMemset of scratch D");
+  if (Status s =
+          cuda_status(cudaMemsetAsync(scratch, 0, bytes, static_cast<cudaStream_t>(p.stream)),
+                      "autotuner: cudaMemset of scratch D");
       !s.ok()) {
     cudaFree(scratch);
     return s;
@@ -220,7 +222,8 @@ Status tune_problem(const GemmProblem& p, const GemmOptions& options,
   q.d.data = scratch;
   std::vector<uint8_t> host(bytes);
   std::vector<double> reference;
-  GpuTimer timer;
+  const auto stream = static_cast<cudaStream_t>(p.stream);
+  GpuTimer timer(p.stream);
   int done = 0;
   for (const Candidate& c : candidates) {
     TuneCandidate tc;
@@ -239,11 +242,11 @@ Status tune_problem(const GemmProblem& p, const GemmOptions& options,
     run.aligned_copies = false;
     const auto once = [&] { return gemm(q, run); };
     Status s = once();
-    if (s.ok()) s = cuda_status(cudaDeviceSynchronize(), "autotuner: candidate run");
     if (s.ok()) {
-      s = cuda_status(cudaMemcpy(host.data(), scratch, bytes, cudaMemcpyDeviceToHost),
+      s = cuda_status(cudaMemcpyAsync(host.data(), scratch, bytes, cudaMemcpyDeviceToHost, stream),
                       "autotuner: copy of scratch D");
     }
+    if (s.ok()) s = cuda_status(cudaStreamSynchronize(stream), "autotuner: candidate run");
     if (!s.ok()) {
       tc.dropped = s.message;
     } else {

@@ -6,7 +6,7 @@
 
 namespace tilegemm::autotune {
 
-GpuTimer::GpuTimer() {
+GpuTimer::GpuTimer(void* stream) : stream_(stream) {
   int device = 0, l2 = 0;
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device);
@@ -23,17 +23,20 @@ GpuTimer::~GpuTimer() {
 }
 
 void GpuTimer::flush_l2() {
-  if (flush_buffer_) cudaMemsetAsync(flush_buffer_, 0, flush_bytes_);
+  if (flush_buffer_) {
+    cudaMemsetAsync(flush_buffer_, 0, flush_bytes_, static_cast<cudaStream_t>(stream_));
+  }
 }
 
 std::vector<double> GpuTimer::median_ms(const std::vector<Enqueue>& work, int reps, int warmup) {
   auto start = static_cast<cudaEvent_t>(start_), stop = static_cast<cudaEvent_t>(stop_);
+  const auto stream = static_cast<cudaStream_t>(stream_);
   // One call as it is timed: the flush, then the call alone between two events.
   const auto timed_call = [&](const Enqueue& w) {
     flush_l2();
-    cudaEventRecord(start);
+    cudaEventRecord(start, stream);
     w();
-    cudaEventRecord(stop);
+    cudaEventRecord(stop, stream);
     cudaEventSynchronize(stop);
     float ms = 0.0f;
     cudaEventElapsedTime(&ms, start, stop);

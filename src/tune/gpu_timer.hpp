@@ -12,12 +12,14 @@
 
 namespace tilegemm::autotune {
 
-// Something to time: enqueues its work on the default stream and reports launch errors.
+// Something to time: enqueues its work on the timer's stream and reports launch errors.
 using Enqueue = std::function<Status()>;
 
 class GpuTimer {
  public:
-  GpuTimer();  // allocates the L2 flush buffer (twice the device's L2) and the events
+  // Times work on `stream` (a cudaStream_t; null: the default stream). Allocates the L2 flush
+  // buffer (twice the device's L2) and the events.
+  explicit GpuTimer(void* stream = nullptr);
   ~GpuTimer();
   GpuTimer(const GpuTimer&) = delete;
   GpuTimer& operator=(const GpuTimer&) = delete;
@@ -31,6 +33,7 @@ class GpuTimer {
 
  private:
   void flush_l2();
+  void* stream_ = nullptr;
   void* flush_buffer_ = nullptr;
   size_t flush_bytes_ = 0;
   void* start_ = nullptr;

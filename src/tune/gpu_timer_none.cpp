@@ -6,7 +6,7 @@
 
 namespace tilegemm::autotune {
 
-GpuTimer::GpuTimer() = default;
+GpuTimer::GpuTimer(void* stream) : stream_(stream) {}
 GpuTimer::~GpuTimer() = default;
 
 std::vector<double> GpuTimer::median_ms(const std::vector<Enqueue>& work, int, int) {

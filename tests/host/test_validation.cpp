@@ -57,6 +57,39 @@ TEST(Validation, AValidProblemRuns) {
   EXPECT_FLOAT_EQ(h.d[0], 5 * 2.0f + 3.0f);
 }
 
+// GemmOptions::workspace: a size without memory is refused, naming the field, with D unwritten;
+// the CPU backend takes no workspace (workspace_size says 0) and ignores one given.
+TEST(Validation, WorkspaceBytesWithoutAWorkspaceAreRefused) {
+  HostProblem h;
+  GemmOptions o = cpu();
+  o.workspace_bytes = 1024;
+  const std::vector<float> before = h.d;
+  const Status s = gemm(h.p, o);
+  EXPECT_EQ(s.code, StatusCode::invalid_argument);
+  EXPECT_NE(s.message.find("options.workspace is null"), std::string::npos) << s.message;
+  EXPECT_EQ(before, h.d);
+  size_t bytes = 7;
+  EXPECT_EQ(workspace_size(h.p, o, &bytes).code, StatusCode::invalid_argument);
+  EXPECT_EQ(workspace_size(h.p, cpu(), nullptr).code, StatusCode::invalid_argument);
+}
+
+TEST(Validation, TheCpuBackendTakesNoWorkspace) {
+  HostProblem h;
+  size_t bytes = 7;
+  ASSERT_TRUE(workspace_size(h.p, cpu(), &bytes).ok());
+  EXPECT_EQ(bytes, 0u);
+  std::vector<unsigned char> workspace(256, 0xab);
+  GemmOptions o = cpu();
+  o.workspace = workspace.data();
+  o.workspace_bytes = workspace.size();
+  ASSERT_TRUE(gemm(h.p, o).ok());
+  EXPECT_FLOAT_EQ(h.d[0], 5 * 2.0f + 3.0f);
+  EXPECT_EQ(workspace, std::vector<unsigned char>(256, 0xab));
+  // A bad problem is refused by the query as by the call.
+  h.p.m = -1;
+  EXPECT_EQ(workspace_size(h.p, cpu(), &bytes).code, StatusCode::invalid_argument);
+}
+
 TEST(Validation, NegativeDimensions) {
   expect_rejected([](HostProblem& h) { h.p.m = -1; }, StatusCode::invalid_argument,
                   "m must be >= 0 (got -1)");

@@ -32,10 +32,10 @@ __global__ void __launch_bounds__(kBlock* kBlock) naive_gemm(GemmArgs args) {
   }
 }
 
-Status launch(const GemmArgs& args, const KernelConfig&, void* stream) {
+Status launch(const GemmArgs& args, const KernelConfig&, gpu::Workspace& workspace) {
   return dispatch_input_type(args.a.dtype, [&](auto t) {
     naive_gemm<decltype(t)><<<program_grid(args, kBlock, kBlock), dim3(kBlock, kBlock), 0,
-                              static_cast<cudaStream_t>(stream)>>>(args);
+                              static_cast<cudaStream_t>(workspace.stream())>>>(args);
     return check_launch("naive_gemm");
   });
 }

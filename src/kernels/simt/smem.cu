@@ -38,10 +38,10 @@ __global__ void __launch_bounds__(kTile* kTile) smem_gemm(GemmArgs args) {
   }
 }
 
-Status launch(const GemmArgs& args, const KernelConfig&, void* stream) {
+Status launch(const GemmArgs& args, const KernelConfig&, gpu::Workspace& workspace) {
   return dispatch_input_type(args.a.dtype, [&](auto t) {
     smem_gemm<decltype(t)><<<program_grid(args, kTile, kTile), dim3(kTile, kTile), 0,
-                             static_cast<cudaStream_t>(stream)>>>(args);
+                             static_cast<cudaStream_t>(workspace.stream())>>>(args);
     return check_launch("smem_gemm");
   });
 }

@@ -68,10 +68,10 @@ __global__ void __launch_bounds__(kThreads) tile2d_gemm(GemmArgs args) {
   }
 }
 
-Status launch(const GemmArgs& args, const KernelConfig&, void* stream) {
+Status launch(const GemmArgs& args, const KernelConfig&, gpu::Workspace& workspace) {
   return dispatch_input_type(args.a.dtype, [&](auto t) {
-    tile2d_gemm<decltype(t)>
-        <<<program_grid(args, BM, BN), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(args);
+    tile2d_gemm<decltype(t)><<<program_grid(args, BM, BN), kThreads, 0,
+                               static_cast<cudaStream_t>(workspace.stream())>>>(args);
     return check_launch("tile2d_gemm");
   });
 }

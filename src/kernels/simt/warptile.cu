@@ -5,11 +5,11 @@
 namespace tilegemm::simt::warptile {
 namespace {
 
-Status launch(const GemmArgs& args, const KernelConfig& config, void* stream) {
+Status launch(const GemmArgs& args, const KernelConfig& config, gpu::Workspace& workspace) {
   // 16-byte loads need the base pointer, leading dimension and batch stride to be multiples of
   // 16 bytes.
   const bool vector = vector_aligned(args.a, 4) && vector_aligned(args.b, 4);
-  return launch_config(args, config, vector, static_cast<cudaStream_t>(stream));
+  return launch_config(args, config, vector, static_cast<cudaStream_t>(workspace.stream()));
 }
 
 }  // namespace

@@ -14,11 +14,11 @@ bool takes_cp_async(const GemmArgs& args) {
   return vector_aligned(args.a, element_size) && vector_aligned(args.b, element_size);
 }
 
-Status launch(const GemmArgs& args, const KernelConfig& config, void* stream) {
+Status launch(const GemmArgs& args, const KernelConfig& config, gpu::Workspace& workspace) {
   const bool async_copy = takes_cp_async(args);
   // D's runs of 8 may be written with 16-byte stores.
   const bool d_aligned = vector_aligned(args.epilogue.d, dtype_size(args.epilogue.d.dtype));
-  const auto s = static_cast<cudaStream_t>(stream);
+  const auto s = static_cast<cudaStream_t>(workspace.stream());
   return with_element(args.a.dtype, [&](auto element) {
     using E = decltype(element);
     return async_copy ? launch_for_element<E, true>(args, config, d_aligned, s)

@@ -18,7 +18,7 @@ namespace tilegemm::sm90 {
 // consumer c at (i * BN / 8 + v) * consumers * 128 + 128c + t, so that each warp's accesses are
 // 512 contiguous bytes), and a flag per consumer, flags[j * consumers + c], that the tail sets to
 // `key` once its sums are there and the head clears once it has seen it. `key` is new for each
-// launch, so a flag left in the pool's memory by an earlier launch, or any other word there, does
+// launch, so a flag left in the workspace by an earlier launch, or any other word there, does
 // not match it, and the workspace needs no clearing before a launch.
 struct TailSplitWork {
   TailSplit plan;

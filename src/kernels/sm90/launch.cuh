@@ -1,5 +1,5 @@
-// The sm90 kernel's host launcher: tensor maps, the grid, the tail split's workspace, the launch.
-// The checks that decide whether the kernel takes a problem at all are in sm90.cu
+// The sm90 kernel's host launcher: tensor maps, the grid, the tail split and its memory, the
+// launch. The checks that decide whether the kernel takes a problem at all are in sm90.cu
 // (can_implement); this assumes them.
 #pragma once
 
@@ -89,23 +89,38 @@ Status max_active_clusters(Kernel* kernel, int device, int cluster_size, int sha
   return Status::success();
 }
 
-// The tail split's workspace for one launch (TailSplitWork): `work->plan.tail_items` slots of
-// `tile_values` fp32 sums and `consumers` flags each, taken from the library's memory pool of
-// `device` on `stream` and given back, stream-ordered, when this goes out of scope after the
-// launch. Without device memory for it, the launch goes without the split (work->plan becomes
-// no_tail_split).
-class TailSplitWorkspace {
- public:
-  TailSplitWorkspace() = default;
-  TailSplitWorkspace(const TailSplitWorkspace&) = delete;
-  TailSplitWorkspace& operator=(const TailSplitWorkspace&) = delete;
-  ~TailSplitWorkspace();
-  Status make(int device, int tile_values, int consumers, cudaStream_t stream, TailSplitWork* work);
+// The tail split of one launch of kShape for E over `items` work items on `programs` programs:
+// the split's hand-over goes through the TMA store route's plain kernel (kTailSplits).
+template <class E, Sm90Shape kShape>
+TailSplit tail_split_of(const GemmArgs& args, int64_t items, int64_t programs) {
+  return kTailSplits<kShape, true> && store_route(args) == StoreRoute::tma
+             ? plan_tail_split(items, programs, cdiv(args.k, kShape.block_k(E::kBytes)))
+             : no_tail_split(items);
+}
 
- private:
-  void* memory_ = nullptr;
-  cudaStream_t stream_ = nullptr;
-};
+// The workspace of a tail split (TailSplitWork): `plan.tail_items` slots of the tile's fp32 sums,
+// and a flag per consumer each.
+template <Sm90Shape kShape>
+size_t tail_split_bytes(const TailSplit& plan) {
+  if (!plan.on()) return 0;
+  const auto slots = size_t(plan.tail_items);
+  return slots * size_t(kShape.block_m * kShape.block_n) * sizeof(float) +
+         slots * size_t(kShape.consumers()) * sizeof(unsigned long long);
+}
+
+// Takes the tail split's memory from the call's workspace; without it the launch goes without the
+// split (work->plan becomes no_tail_split). Defined in sm90.cu.
+Status take_tail_split_memory(gpu::Workspace& workspace, size_t bytes, int tile_values,
+                              TailSplitWork* work);
+
+// The most memory a launch of kShape for E takes from its workspace: the tail split's, on a grid
+// of one program per SM (a shape that splits has no clusters).
+template <class E, Sm90Shape kShape>
+size_t launch_workspace_bytes(const GemmArgs& args, int sms) {
+  const int64_t items = cluster_items(args.m, args.n, kShape.block_m, kShape.block_n,
+                                      args.batch_count, kShape.cluster_m, kShape.cluster_n);
+  return tail_split_bytes<kShape>(tail_split_of<E, kShape>(args, items, items < sms ? items : sms));
+}
 
 // Launches shape kShape for element kind E; the caller matched the config and checked the
 // problem (can_implement). The operands' majors pick one of four instantiations, and the store
@@ -113,7 +128,8 @@ class TailSplitWorkspace {
 // programs as SMs (clusters: as many as fit), none with nothing to do, and the last round split
 // where the model gains (kTailSplits, schedule/tail_split.hpp).
 template <class E, Sm90Shape kShape>
-Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
+Status launch_shape(const GemmArgs& args, gpu::Workspace& workspace) {
+  const auto stream = static_cast<cudaStream_t>(workspace.stream());
   const OperandShape a = operand_a(args), b = operand_b(args);
   Sm90TensorMaps maps{};
   Sm90Launch launch{};
@@ -152,14 +168,10 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
       if (!status.ok()) return;
     }
     const int64_t clusters = items < slots ? items : slots;
-    launch.split.plan =
-        kTailSplits<kShape, true> && launch.route == StoreRoute::tma
-            ? plan_tail_split(items, clusters, cdiv(args.k, kShape.block_k(E::kBytes)))
-            : no_tail_split(items);
-    TailSplitWorkspace workspace;  // given back after the launch
+    launch.split.plan = tail_split_of<E, kShape>(args, items, clusters);
     if (launch.split.plan.on()) {
-      status = workspace.make(device, kShape.block_m * kShape.block_n, kShape.consumers(), stream,
-                              &launch.split);
+      status = take_tail_split_memory(workspace, tail_split_bytes<kShape>(launch.split.plan),
+                                      kShape.block_m * kShape.block_n, &launch.split);
       if (!status.ok()) return;
     }
     cudaLaunchAttribute cluster;
@@ -192,10 +204,22 @@ Status launch_shape(const GemmArgs& args, cudaStream_t stream) {
 // Launches the compiled shape of element kind E equal to `config`. One translation unit per
 // kind (sm90_<type>.cu).
 template <class E>
-Status launch_for_element(const GemmArgs& args, const KernelConfig& config, cudaStream_t stream) {
+Status launch_for_element(const GemmArgs& args, const KernelConfig& config,
+                          gpu::Workspace& workspace) {
   return with_compiled_shape<CompiledShapes<E>>("sm90", config, [&](auto shape) {
-    return launch_shape<E, decltype(shape)::shape>(args, stream);
+    return launch_shape<E, decltype(shape)::shape>(args, workspace);
   });
+}
+
+// The most memory a launch of `config` for E takes from its workspace (launch_workspace_bytes).
+template <class E>
+size_t workspace_for_element(const GemmArgs& args, const KernelConfig& config, int sms) {
+  size_t bytes = 0;
+  with_compiled_shape<CompiledShapes<E>>("sm90", config, [&](auto shape) {
+    bytes = launch_workspace_bytes<E, decltype(shape)::shape>(args, sms);
+    return Status::success();
+  });
+  return bytes;
 }
 
 // The dynamic shared memory of the compiled shape equal to `config`, for inputs of E (0 if none
@@ -214,14 +238,17 @@ int64_t compiled_shared_bytes(const KernelConfig& config) {
 // defined with the bf16 instantiations.
 int compiled_binary_version();
 
-extern template Status launch_for_element<Fp16>(const GemmArgs&, const KernelConfig&, cudaStream_t);
-extern template Status launch_for_element<Bf16>(const GemmArgs&, const KernelConfig&, cudaStream_t);
-extern template Status launch_for_element<Tf32>(const GemmArgs&, const KernelConfig&, cudaStream_t);
+extern template Status launch_for_element<Fp16>(const GemmArgs&, const KernelConfig&,
+                                                gpu::Workspace&);
+extern template Status launch_for_element<Bf16>(const GemmArgs&, const KernelConfig&,
+                                                gpu::Workspace&);
+extern template Status launch_for_element<Tf32>(const GemmArgs&, const KernelConfig&,
+                                                gpu::Workspace&);
 #define TILEGEMM_SM90_FP8_EXTERN(KIND)                                                         \
   extern template Status launch_for_element<KIND<true>>(const GemmArgs&, const KernelConfig&,  \
-                                                        cudaStream_t);                         \
+                                                        gpu::Workspace&);                      \
   extern template Status launch_for_element<KIND<false>>(const GemmArgs&, const KernelConfig&, \
-                                                         cudaStream_t);
+                                                         gpu::Workspace&);
 TILEGEMM_SM90_FP8_EXTERN(Fp8E4m3E4m3)
 TILEGEMM_SM90_FP8_EXTERN(Fp8E4m3E5m2)
 TILEGEMM_SM90_FP8_EXTERN(Fp8E5m2E4m3)

@@ -1,11 +1,10 @@
 // The Hopper kernel's registry entry: config matching, the checks that decide whether TMA can
-// take a problem, and the tail split's workspace. The kernel is in sm90_kernel.cuh, its launcher
+// take a problem, and the tail split's memory. The kernel is in sm90_kernel.cuh, its launcher
 // in launch.cuh, its instantiations in sm90_<fp16|bf16|tf32>.cu.
 #include <algorithm>
 #include <atomic>
 #include <climits>
 
-#include "kernels/memory_pool.hpp"
 #include "kernels/sm90/grouped_launch.cuh"
 #include "problem/dtype.hpp"
 
@@ -18,20 +17,38 @@ bool promotes(bool fast_accumulation, ScaleMode mode) {
   return !fast_accumulation || mode == ScaleMode::block;
 }
 
-Status launch(const GemmArgs& args, const KernelConfig& config, void* stream) {
+Status launch(const GemmArgs& args, const KernelConfig& config, gpu::Workspace& workspace) {
   if (args.groups.rows != GroupRows::none) {
-    const auto s = static_cast<cudaStream_t>(stream);
+    const auto s = static_cast<cudaStream_t>(workspace.stream());
     return args.a.dtype == DType::fp16 ? launch_grouped_for_element<Fp16>(args, config, s)
                                        : launch_grouped_for_element<Bf16>(args, config, s);
   }
   const auto go = [&](auto element) {
-    return launch_for_element<decltype(element)>(args, config, static_cast<cudaStream_t>(stream));
+    return launch_for_element<decltype(element)>(args, config, workspace);
   };
   if (is_fp8(args.a.dtype)) {
     return with_fp8_element(args.a.dtype, args.b.dtype,
                             promotes(args.fast_accumulation, args.scales.mode), go);
   }
   return with_element(args.a.dtype, go);
+}
+
+size_t workspace_bytes(const GemmArgs& args, const KernelConfig& config) {
+  if (args.groups.rows != GroupRows::none) return 0;  // the grouped launches split no tail
+  int device = 0, sms = 0;
+  if (!current_device_sms(&device, &sms).ok()) return 0;
+  size_t bytes = 0;
+  const auto go = [&](auto element) {
+    bytes = workspace_for_element<decltype(element)>(args, config, sms);
+    return Status::success();
+  };
+  if (is_fp8(args.a.dtype)) {
+    with_fp8_element(args.a.dtype, args.b.dtype, promotes(args.fast_accumulation, args.scales.mode),
+                     go);
+  } else {
+    with_element(args.a.dtype, go);
+  }
+  return bytes;
 }
 
 // wgmma and setmaxnreg exist only on compute capability 9.0 and only in sm_90a machine code.
@@ -148,35 +165,19 @@ unsigned long long next_flag_key() {
 
 }  // namespace
 
-Status TailSplitWorkspace::make(int device, int tile_values, int consumers, cudaStream_t stream,
-                                TailSplitWork* work) {
-  const int64_t slots = work->plan.tail_items;
-  const size_t sums_bytes = size_t(slots) * size_t(tile_values) * sizeof(float);
-  const size_t bytes = sums_bytes + size_t(slots) * size_t(consumers) * sizeof(unsigned long long);
-  cudaMemPool_t pool = nullptr;
-  if (Status s = gpu::library_pool(device, &pool); !s.ok()) return s;
-  const cudaError_t allocated = cudaMallocFromPoolAsync(&memory_, bytes, pool, stream);
-  if (allocated == cudaErrorMemoryAllocation) {
-    // The launch goes without the split; the error is cleared so that the launch check after
-    // it does not report it.
-    cudaGetLastError();
-    memory_ = nullptr;
+Status take_tail_split_memory(gpu::Workspace& workspace, size_t bytes, int tile_values,
+                              TailSplitWork* work) {
+  void* memory = nullptr;
+  if (Status s = workspace.take(bytes, "the tail split", &memory); !s.ok() || memory == nullptr) {
     work->plan = no_tail_split(int64_t(work->plan.whole_items) + work->plan.tail_items);
-    return Status::success();
-  }
-  if (Status s = cuda_status(allocated, "sm90 tail split: cudaMallocFromPoolAsync"); !s.ok()) {
     return s;
   }
-  stream_ = stream;
-  work->partials = static_cast<float4*>(memory_);
-  work->flags = reinterpret_cast<unsigned long long*>(static_cast<char*>(memory_) + sums_bytes);
+  work->partials = static_cast<float4*>(memory);
+  work->flags = reinterpret_cast<unsigned long long*>(static_cast<char*>(memory) +
+                                                      size_t(work->plan.tail_items) *
+                                                          size_t(tile_values) * sizeof(float));
   work->key = next_flag_key();
   return Status::success();
-}
-
-TailSplitWorkspace::~TailSplitWorkspace() {
-  // Stream-ordered: the memory returns to the pool once the launch that uses it has run.
-  if (memory_) cudaFreeAsync(memory_, stream_);
 }
 
 }  // namespace tilegemm::sm90
@@ -201,6 +202,7 @@ Kernel sm90_kernel() {
       sm90::launch, /*takes_groups=*/true);
   kernel.tensor_cores = true;
   kernel.persistent = true;
+  kernel.workspace_bytes = sm90::workspace_bytes;
   kernel.type_defaults[DType::tf32] = configs_of<sm90::CompiledShapes<Tf32>>().front();
   // fp8's default is the first tile the promoting kernels take (128x128): it serves both.
   const KernelConfig fp8_default = configs_of<sm90::CompiledShapes<Fp8E4m3E4m3<true>>>().front();

@@ -2,7 +2,7 @@
 #include "kernels/sm90/launch.cuh"
 
 namespace tilegemm::sm90 {
-template Status launch_for_element<Bf16>(const GemmArgs&, const KernelConfig&, cudaStream_t);
+template Status launch_for_element<Bf16>(const GemmArgs&, const KernelConfig&, gpu::Workspace&);
 
 int compiled_binary_version() {
   cudaFuncAttributes attributes{};

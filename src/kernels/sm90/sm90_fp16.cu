@@ -2,5 +2,5 @@
 #include "kernels/sm90/launch.cuh"
 
 namespace tilegemm::sm90 {
-template Status launch_for_element<Fp16>(const GemmArgs&, const KernelConfig&, cudaStream_t);
+template Status launch_for_element<Fp16>(const GemmArgs&, const KernelConfig&, gpu::Workspace&);
 }  // namespace tilegemm::sm90

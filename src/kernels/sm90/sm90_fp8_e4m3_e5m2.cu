@@ -4,7 +4,7 @@
 
 namespace tilegemm::sm90 {
 template Status launch_for_element<Fp8E4m3E5m2<true>>(const GemmArgs&, const KernelConfig&,
-                                                      cudaStream_t);
+                                                      gpu::Workspace&);
 template Status launch_for_element<Fp8E4m3E5m2<false>>(const GemmArgs&, const KernelConfig&,
-                                                       cudaStream_t);
+                                                       gpu::Workspace&);
 }  // namespace tilegemm::sm90

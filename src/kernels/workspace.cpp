@@ -1,0 +1,125 @@
+#include "kernels/workspace.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+
+#include "kernels/cuda_check.hpp"
+
+namespace tilegemm::gpu {
+namespace {
+
+// The library's memory pool on `device`, made on first use (workspace.hpp says why its own).
+Status library_pool(int device, cudaMemPool_t* pool) {
+  static std::mutex mutex;
+  static std::map<int, cudaMemPool_t> pools;
+  std::lock_guard lock(mutex);
+  if (auto it = pools.find(device); it != pools.end()) {
+    *pool = it->second;
+    return Status::success();
+  }
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  if (Status s = cuda_status(cudaMemPoolCreate(pool, &props), "memory pool: cudaMemPoolCreate");
+      !s.ok()) {
+    return s;
+  }
+  uint64_t unlimited = UINT64_MAX;
+  if (Status s =
+          cuda_status(cudaMemPoolSetAttribute(*pool, cudaMemPoolAttrReleaseThreshold, &unlimited),
+                      "memory pool: cudaMemPoolSetAttribute(ReleaseThreshold)");
+      !s.ok()) {
+    return s;
+  }
+  pools[device] = *pool;
+  return Status::success();
+}
+
+std::string megabytes(size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MB", double(bytes) / 1e6);
+  return text;
+}
+
+}  // namespace
+
+Workspace::Workspace(void* stream, void* given, size_t given_bytes, bool may_allocate)
+    : stream_(stream),
+      given_(static_cast<char*>(given)),
+      given_bytes_(given ? given_bytes : 0),
+      may_allocate_(may_allocate) {
+  // The caller's pointer need not be aligned: its first aligned byte is where parts start.
+  if (given_) {
+    const auto address = reinterpret_cast<uintptr_t>(given_);
+    const size_t skip =
+        (kWorkspacePartAlignment - address % kWorkspacePartAlignment) % kWorkspacePartAlignment;
+    given_used_ = skip < given_bytes_ ? skip : given_bytes_;
+  }
+}
+
+Workspace::~Workspace() {
+  // A destructor has no one to report a failure to; the next CUDA call would see a sticky error.
+  for (void* memory : pooled_) cudaFreeAsync(memory, static_cast<cudaStream_t>(stream_));
+}
+
+void Workspace::note(const std::string& text) {
+  if (!shortfall_.empty()) shortfall_ += "; ";
+  shortfall_ += text;
+}
+
+Status Workspace::take(size_t bytes, const char* what, void** memory) {
+  *memory = nullptr;
+  if (bytes == 0) return Status::success();
+  if (given_) {
+    const size_t part = workspace_part_bytes(bytes);
+    if (given_bytes_ - given_used_ < part) {
+      note(std::string(what) + " went without: they need " + megabytes(part) + ", " +
+           megabytes(given_bytes_ - given_used_) + " of the given workspace was left");
+      return Status::success();
+    }
+    *memory = given_ + given_used_;
+    given_used_ += part;
+    return Status::success();
+  }
+  if (!may_allocate_) {
+    note(std::string(what) + " went without: the stream is capturing a CUDA graph and no " +
+         "workspace was given (GemmOptions::workspace, sized by workspace_size())");
+    return Status::success();
+  }
+  int device = 0;
+  if (Status s = cuda_status(cudaGetDevice(&device), "workspace: cudaGetDevice"); !s.ok()) {
+    return s;
+  }
+  cudaMemPool_t pool = nullptr;
+  if (Status s = library_pool(device, &pool); !s.ok()) return s;
+  const cudaError_t allocated =
+      cudaMallocFromPoolAsync(memory, bytes, pool, static_cast<cudaStream_t>(stream_));
+  if (allocated == cudaErrorMemoryAllocation) {
+    // The error is cleared so that the launch checks after it do not report it.
+    cudaGetLastError();
+    *memory = nullptr;
+    note(std::string(what) + " went without: no device memory for " + megabytes(bytes));
+    return Status::success();
+  }
+  if (Status s = cuda_status(allocated, "workspace: cudaMallocFromPoolAsync"); !s.ok()) {
+    *memory = nullptr;
+    return s;
+  }
+  pooled_.push_back(*memory);
+  return Status::success();
+}
+
+bool stream_is_capturing(void* stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &status) != cudaSuccess) {
+    cudaGetLastError();
+    return true;
+  }
+  return status != cudaStreamCaptureStatusNone;
+}
+
+}  // namespace tilegemm::gpu

@@ -1,0 +1,65 @@
+// The device memory one gemm() call works in: the aligned copies of A and B
+// (aligned_copies.hpp) and the sm90 kernel's tail-split sums (sm90/launch.cuh).
+//
+// It comes from the caller when GemmOptions::workspace is given -- taken from its start in order,
+// never past workspace_bytes, never anything else -- and otherwise from the library's memory pool
+// on the call's stream (a pool per device, separate from the device's default pool, whose
+// settings belong to the application; its release threshold is unlimited, so memory given back
+// stays reserved for the next call and cudaMallocAsync is a cheap stream-ordered step). While the
+// stream is being captured into a CUDA graph nothing is allocated: with no workspace given, the
+// parts that need memory go without it, as they do when the device has none left. Each part that
+// goes without is named in shortfall() (GemmReport::workspace_note).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "tilegemm/tilegemm.hpp"
+
+namespace tilegemm::gpu {
+
+// Offsets within a workspace are multiples of this (the aligned copies' kWorkspaceAlignment).
+inline constexpr size_t kWorkspacePartAlignment = 256;
+
+// Bytes a part of `bytes` takes in a workspace, its alignment padding included.
+constexpr size_t workspace_part_bytes(size_t bytes) {
+  return (bytes + kWorkspacePartAlignment - 1) / kWorkspacePartAlignment * kWorkspacePartAlignment;
+}
+
+class Workspace {
+ public:
+  // `given`/`given_bytes`: the caller's workspace (null: none). `may_allocate`: whether the pool
+  // may be used when none is given (false while the stream is capturing).
+  Workspace(void* stream, void* given, size_t given_bytes, bool may_allocate);
+  ~Workspace();  // gives pool memory back, stream-ordered: after the work enqueued meanwhile
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  // `bytes` of device memory for `what` (a phrase: "the aligned copies"), aligned to
+  // kWorkspacePartAlignment. *memory is null when there is none to have: the caller goes without
+  // it, and shortfall() says so. Only CUDA errors other than a lack of memory fail.
+  Status take(size_t bytes, const char* what, void** memory);
+
+  void* stream() const { return stream_; }
+  // What went without memory, and why ("" when nothing did).
+  const std::string& shortfall() const { return shortfall_; }
+  // Bytes of the caller's workspace taken so far.
+  size_t given_used() const { return given_used_; }
+
+ private:
+  void note(const std::string& text);
+  void* stream_ = nullptr;
+  char* given_ = nullptr;
+  size_t given_bytes_ = 0, given_used_ = 0;
+  bool may_allocate_ = true;
+  std::vector<void*> pooled_;
+  std::string shortfall_;
+};
+
+// Whether work enqueued on `stream` now would be captured into a CUDA graph rather than run. A
+// query that fails (the legacy stream, while another thread captures in global mode) answers
+// true: the answer that allocates and synchronises nothing.
+bool stream_is_capturing(void* stream);
+
+}  // namespace tilegemm::gpu
