@@ -5,11 +5,10 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 namespace tilegemm::autotune {
 namespace {
@@ -69,6 +68,30 @@ std::string cache_file_name(const std::string& gpu_name, int sms) {
   return name + "-" + std::to_string(sms) + "sm.json";
 }
 
+namespace {
+
+// Whole files through C stdio: no iostreams (and their locale machinery, which a library loaded
+// into another program shares with it) for a file of text.
+bool read_file(const std::string& path, std::string* text) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return false;
+  char buffer[1 << 14];
+  size_t got = 0;
+  while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) text->append(buffer, got);
+  const bool ok = !std::ferror(file);
+  std::fclose(file);
+  return ok;
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) return false;
+  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  return std::fclose(file) == 0 && written;
+}
+
+}  // namespace
+
 TuneFile::TuneFile(std::string path, std::string gpu_name, int sms, std::string version)
     : path_(std::move(path)),
       gpu_name_(std::move(gpu_name)),
@@ -77,15 +100,13 @@ TuneFile::TuneFile(std::string path, std::string gpu_name, int sms, std::string 
 
 std::map<std::string, CacheEntry> TuneFile::load(std::string* warning) const {
   std::map<std::string, CacheEntry> entries;
-  std::ifstream in(path_);
-  if (!in) return entries;  // no file yet
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text;
+  if (!read_file(path_, &text)) return entries;  // no file yet
   const auto ignore = [&](const std::string& why) {
     if (warning) *warning = "ignoring tuning cache " + path_ + ": " + why;
     return std::map<std::string, CacheEntry>{};
   };
-  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return ignore("not valid JSON");
   if (j.value("format", "") != kFormat) return ignore("not a tilegemm tuning cache");
   if (j.value("version", "") != version_) {
@@ -130,12 +151,8 @@ Status TuneFile::store(const std::string& key, const CacheEntry& entry) const {
     j["entries"][k] = {{"kernel", e.kernel}, {"config", to_string(e.config)}, {"ms", e.ms}};
   }
   const std::string temp = path_ + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    out << j.dump(1) << "\n";
-    if (!out.good()) {
-      return {StatusCode::invalid_argument, "tuning cache: cannot write " + temp};
-    }
+  if (!write_file(temp, j.dump(1) + "\n")) {
+    return {StatusCode::invalid_argument, "tuning cache: cannot write " + temp};
   }
   fs::rename(temp, path, ec);
   if (ec) {

@@ -1,7 +1,10 @@
 #include "tune/tuning_key.hpp"
 
+#include <cctype>
+#include <charconv>
 #include <functional>
-#include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "problem/aligned_copies.hpp"
 #include "problem/alignment.hpp"
@@ -15,6 +18,29 @@ template <typename M>
 bool rows_aligned(const M& matrix, int64_t rows, int64_t cols) {
   return vector_aligned(matrix.data, effective_ld(matrix.ld, matrix.layout, rows, cols),
                         matrix.batch_stride, dtype_size(matrix.dtype));
+}
+
+// The whitespace-separated words of `text`. (Parsed without iostreams: their locale machinery is
+// more than a key needs, and a library loaded into another program shares that program's.)
+std::vector<std::string> words_of(const std::string& text) {
+  std::vector<std::string> words;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    const size_t begin = i;
+    while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    if (i > begin) words.push_back(text.substr(begin, i - begin));
+  }
+  return words;
+}
+
+// `text` as a whole decimal integer, or nullopt.
+std::optional<int64_t> whole_number(std::string_view text) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || stop != end) return std::nullopt;
+  return value;
 }
 
 }  // namespace
@@ -61,23 +87,24 @@ std::string to_string(const TuningKey& k) {
 }
 
 std::optional<TuningKey> parse_tuning_key(const std::string& text) {
-  std::istringstream in(text);
-  std::string dims, batch, types, layouts, aligned, epilogue, kernel, extra;
-  if (!(in >> dims >> batch >> types >> layouts >> aligned >> epilogue >> kernel) ||
-      (in >> extra)) {
-    return std::nullopt;
-  }
+  const std::vector<std::string> words = words_of(text);
+  if (words.size() != 7) return std::nullopt;
+  const std::string &dims = words[0], &types = words[2], &layouts = words[3], &aligned = words[4],
+                    &epilogue = words[5];
+  std::string batch = words[1];
   TuningKey key;
-  char x1 = 0, x2 = 0;
-  std::istringstream d(dims);
-  if (!(d >> key.m >> x1 >> key.n >> x2 >> key.k) || x1 != 'x' || x2 != 'x') return std::nullopt;
+  const size_t x1 = dims.find('x'), x2 = x1 == std::string::npos ? x1 : dims.find('x', x1 + 1);
+  if (x2 == std::string::npos) return std::nullopt;
+  const auto m = whole_number(std::string_view(dims).substr(0, x1)),
+             n = whole_number(std::string_view(dims).substr(x1 + 1, x2 - x1 - 1)),
+             k = whole_number(std::string_view(dims).substr(x2 + 1));
+  if (!m || !n || !k) return std::nullopt;
+  key.m = *m;
+  key.n = *n;
+  key.k = *k;
   const auto after = [](const std::string& s, const char* prefix) -> std::optional<int64_t> {
     if (s.rfind(prefix, 0) != 0) return std::nullopt;
-    try {
-      return std::stoll(s.substr(std::string(prefix).size()));
-    } catch (...) {
-      return std::nullopt;
-    }
+    return whole_number(std::string_view(s).substr(std::string_view(prefix).size()));
   };
   if (batch.rfind("go", 0) == 0 || batch.rfind("gc", 0) == 0) {
     key.groups = batch[1] == 'o' ? GroupRows::offsets : GroupRows::counts;
@@ -103,7 +130,7 @@ std::optional<TuningKey> parse_tuning_key(const std::string& text) {
   key.d = *ld;
   key.aligned = uint8_t(*al);
   key.epilogue = uint8_t(*ep);
-  key.kernel = kernel;
+  key.kernel = words[6];
   return key;
 }
 
