@@ -11,6 +11,7 @@
 #   BENCH_ARGS="--kernel sm80" scripts/gpu-check.sh   # extra options for every bench run
 #   FP8_BENCH="tensor block" scripts/gpu-check.sh      # fp8 scale modes benched (default: all)
 #   MOE_BENCH="NT" scripts/gpu-check.sh         # moe suite layouts (default NN NT), with torch
+#   PYTHON_BENCH= scripts/gpu-check.sh          # without the Python layer's bench (needs torch)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}
@@ -176,12 +177,24 @@ done
 grep -E "^(square|unaligned|skinny|llm|longk|fp8|moe) |geometric|^  [a-z0-9]+ |note: cuBLASLt" "$OUT/bench.log" >> "$summary"
 [ -f "$OUT/moe.log" ] && cat "$OUT/moe.log" >> "$summary"
 
+# The Python layer's cost (scripts/python-bench.py): per call against torch.matmul, and the large
+# product's TFLOP/s from Python next to the C++ call's.
+if [ -n "${PYTHON_BENCH-1}" ] && [ -z "${SKIP_BENCH:-}" ] && [ -d "$BUILD/python/tilegemm" ] &&
+   python3 -c 'import torch' 2> /dev/null; then
+  { PYTHONPATH="$BUILD/python" timeout 600 python3 scripts/python-bench.py
+    echo "C++ call (tilegemm run):"; tg run 4096 4096 4096 --dtype bf16 --reps 30; } \
+    > "$OUT/python-bench.txt" 2>&1
+  grep -E " us$|TFLOP/s|tilegemm - torch" "$OUT/python-bench.txt" | tee -a "$summary"
+fi
+
 python3 bench/plot.py "$OUT/bench.csv" "$OUT/square.png" > /dev/null 2>&1 ||
   echo "plot skipped (needs python3 with matplotlib)" >> "$summary"
 
-# SASS: which instructions the production kernels use, and any local-memory traffic.
+# SASS: which instructions the production kernels use, and any local-memory traffic (minutes:
+# left out with the benchmark).
 : > "$OUT/sass.txt"
-for unit in warptile sm80_bf16_async sm80_tf32_async sm90_bf16 sm90_fp8_e4m3; do
+for unit in ${SKIP_BENCH:+none} warptile sm80_bf16_async sm80_tf32_async sm90_bf16 sm90_fp8_e4m3; do
+  [ "$unit" = none ] && break
   obj=$(find "$BUILD" -name "$unit.cu.o" | head -1)
   [ -n "$obj" ] || continue
   cuobjdump --dump-sass "$obj" > "$OUT/sass-$unit.txt" 2>&1

@@ -1,0 +1,212 @@
+#include "array_problem.hpp"
+
+namespace tilegemm::python {
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& shape, size_t begin = 0,
+                       size_t end = size_t(-1)) {
+  std::string text = "(";
+  end = std::min(end, shape.size());
+  for (size_t i = begin; i < end; ++i) {
+    text += std::to_string(shape[i]);
+    if (i + 1 < end || end - begin == 1) text += ",";
+    if (i + 1 < end) text += " ";
+  }
+  return text + ")";
+}
+
+std::vector<int64_t> batch_dims(const std::vector<int64_t>& shape) {
+  return shape.size() > 2 ? std::vector<int64_t>(shape.begin(), shape.end() - 2)
+                          : std::vector<int64_t>{};
+}
+
+Status invalid(const std::string& message) { return {StatusCode::invalid_argument, message}; }
+
+// The dimensions [0, end) of `array` as one batch: their count and the stride between entries.
+// Evenly strided when each dimension's stride is the next one's stride times its size (dimensions
+// of size 1 skipped); a single entry has stride 0.
+Status collapse_batch(const ArrayRef& array, size_t end, int64_t* count, int64_t* stride) {
+  *count = 1;
+  *stride = 0;
+  int64_t inner_stride = 0, inner_size = 0;  // the innermost dimension of size > 1 seen so far
+  for (size_t i = end; i-- > 0;) {
+    const int64_t size = array.shape[i], s = array.strides[i];
+    *count *= size;
+    if (size == 1) continue;
+    if (inner_size == 0) {
+      inner_stride = s;
+    } else if (s != inner_stride * inner_size) {
+      return invalid(std::string(array.name) + ": its batch dimensions " +
+                     shape_text(array.shape, 0, end) + " with strides " +
+                     shape_text(array.strides, 0, end) +
+                     " are not evenly strided; make it contiguous");
+    }
+    inner_size = inner_size == 0 ? size : inner_size * size;
+  }
+  if (*count > 1) *stride = inner_stride;
+  if (*stride < 0) {
+    return invalid(std::string(array.name) + ": negative batch stride " + std::to_string(*stride));
+  }
+  return Status::success();
+}
+
+Status matrix_of(const ArrayRef& array, int64_t rows, int64_t cols, Layout* layout, int64_t* ld) {
+  const size_t n = array.shape.size();
+  std::string error;
+  const auto found = matrix_layout(rows, cols, array.strides[n - 2], array.strides[n - 1], &error);
+  if (!found) return invalid(std::string(array.name) + ": " + error);
+  *layout = found->layout;
+  *ld = found->ld;
+  return Status::success();
+}
+
+std::string device_text(const ArrayRef& array) {
+  return array.on_gpu ? "cuda:" + std::to_string(array.device_id) : std::string("the host");
+}
+
+}  // namespace
+
+std::optional<MatrixLayout> matrix_layout(int64_t rows, int64_t cols, int64_t row_stride,
+                                          int64_t col_stride, std::string* error) {
+  // An empty matrix is read nowhere, and a dimension of size 1 has no stride that matters
+  // (torch gives it any value).
+  if (rows == 0 || cols == 0) return MatrixLayout{Layout::row_major, cols > 1 ? cols : 1};
+  if (rows <= 1) row_stride = cols > 1 ? cols : 1;
+  if (cols <= 1) col_stride = rows > 1 ? rows : 1;
+  if (rows <= 1 && cols <= 1) return MatrixLayout{Layout::row_major, 1};
+  if (col_stride == 1 && row_stride >= cols) return MatrixLayout{Layout::row_major, row_stride};
+  if (row_stride == 1 && col_stride >= rows) return MatrixLayout{Layout::col_major, col_stride};
+  *error = "strides (" + std::to_string(row_stride) + ", " + std::to_string(col_stride) +
+           ") of a " + std::to_string(rows) + " x " + std::to_string(cols) +
+           " matrix are neither row-major (last stride 1) nor column-major (second-to-last "
+           "stride 1) without overlap; make it contiguous";
+  return std::nullopt;
+}
+
+std::vector<int64_t> output_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                                  std::string* error) {
+  if (a.size() < 2) {
+    *error = "a: needs 2 or more dimensions (a matrix, or a batch of them); its shape is " +
+             shape_text(a);
+    return {};
+  }
+  if (b.size() < 2) {
+    *error = "b: needs 2 or more dimensions (a matrix, or a batch of them); its shape is " +
+             shape_text(b);
+    return {};
+  }
+  if (a[a.size() - 1] != b[b.size() - 2]) {
+    *error = "b: its shape " + shape_text(b) + " has " + std::to_string(b[b.size() - 2]) +
+             " rows, but a's shape " + shape_text(a) + " has " + std::to_string(a[a.size() - 1]) +
+             " columns (K)";
+    return {};
+  }
+  const std::vector<int64_t> batch_a = batch_dims(a), batch_b = batch_dims(b);
+  if (!batch_a.empty() && !batch_b.empty() && batch_a != batch_b) {
+    *error = "a, b: batch dimensions " + shape_text(batch_a) + " and " + shape_text(batch_b) +
+             " differ; a 2-D operand is shared by every batch entry of the other, and no other "
+             "broadcast is taken";
+    return {};
+  }
+  std::vector<int64_t> shape = batch_a.empty() ? batch_b : batch_a;
+  shape.push_back(a[a.size() - 2]);
+  shape.push_back(b[b.size() - 1]);
+  return shape;
+}
+
+Status make_problem(const MatmulArgs& args, GemmProblem* problem) {
+  std::string error;
+  const std::vector<int64_t> shape = output_shape(args.a.shape, args.b.shape, &error);
+  if (shape.empty()) return invalid(error);
+  if (args.out.shape != shape) {
+    return invalid("out: its shape is " + shape_text(args.out.shape) + "; the product's is " +
+                   shape_text(shape));
+  }
+  for (const ArrayRef* other :
+       {&args.b, &args.out, args.c ? &*args.c : nullptr, args.bias ? &*args.bias : nullptr}) {
+    if (other && (other->on_gpu != args.a.on_gpu || other->device_id != args.a.device_id)) {
+      return invalid(std::string(other->name) + ": is on " + device_text(*other) +
+                     ", while a is on " + device_text(args.a));
+    }
+  }
+  GemmProblem& p = *problem;
+  const size_t rank = shape.size();
+  p.m = shape[rank - 2];
+  p.n = shape[rank - 1];
+  p.k = args.a.shape.back();
+
+  int64_t count = 0, stride = 0;
+  if (Status s = collapse_batch(args.out, rank - 2, &count, &stride); !s.ok()) return s;
+  if (count > 1 && stride == 0) {
+    return invalid("out: its batch entries overlap (batch stride 0); it must be writable apart");
+  }
+  p.batch_count = count;
+  p.d = {args.out.data, args.out.dtype, Layout::row_major, 0, stride};
+  if (count == 0) return Status::success();  // no batch entry: nothing is read or written
+  if (Status s = matrix_of(args.out, p.m, p.n, &p.d.layout, &p.d.ld); !s.ok()) return s;
+
+  const auto input = [&](const ArrayRef& array, int64_t rows, int64_t cols, MatrixInput* in) {
+    int64_t entries = 1;
+    in->data = array.data;
+    in->dtype = array.dtype;
+    if (Status s = collapse_batch(array, array.shape.size() - 2, &entries, &in->batch_stride);
+        !s.ok()) {
+      return s;
+    }
+    return matrix_of(array, rows, cols, &in->layout, &in->ld);
+  };
+  if (Status s = input(args.a, p.m, p.k, &p.a); !s.ok()) return s;
+  if (Status s = input(args.b, p.k, p.n, &p.b); !s.ok()) return s;
+  if (args.tf32 && p.a.dtype == DType::fp32 && p.b.dtype == DType::fp32) {
+    p.a.dtype = p.b.dtype = DType::tf32;
+  }
+
+  if (args.c) {
+    const ArrayRef& c = *args.c;
+    const std::vector<int64_t> matrix{p.m, p.n};
+    if (c.shape != shape && c.shape != matrix) {
+      return invalid("c: its shape is " + shape_text(c.shape) + "; it must be out's, " +
+                     shape_text(shape) + ", or one M x N matrix " + shape_text(matrix) +
+                     " for every batch entry (a vector per column goes in bias)");
+    }
+    if (Status s = input(c, p.m, p.n, &p.c); !s.ok()) return s;
+  } else if (args.beta != 0.0f) {
+    return invalid("c: beta is " + std::to_string(args.beta) + " but no c was given");
+  }
+
+  p.epilogue.alpha = args.alpha;
+  p.epilogue.beta = args.beta;
+  p.epilogue.activation = args.activation;
+  p.epilogue.leaky_relu_slope = args.leaky_relu_slope;
+  if (args.bias) {
+    const ArrayRef& bias = *args.bias;
+    const size_t n = bias.shape.size();
+    const std::vector<int64_t> batch(shape.begin(), shape.end() - 2);
+    const bool shared = n == 1;
+    const bool per_entry =
+        n >= 2 && std::vector<int64_t>(bias.shape.begin(), bias.shape.end() - 1) == batch;
+    if ((!shared && !per_entry) || bias.shape.back() != p.n) {
+      std::vector<int64_t> per_entry_shape = batch;
+      per_entry_shape.push_back(p.n);
+      return invalid("bias: its shape is " + shape_text(bias.shape) +
+                     "; it must be (N,) = " + shape_text({p.n}) +
+                     ", or one vector per batch entry " + shape_text(per_entry_shape));
+    }
+    if (p.n > 1 && bias.strides.back() != 1) {
+      return invalid("bias: its values must be contiguous (stride 1, not " +
+                     std::to_string(bias.strides.back()) + ")");
+    }
+    int64_t entries = 1;
+    if (per_entry) {
+      if (Status s = collapse_batch(bias, n - 1, &entries, &p.epilogue.bias_batch_stride);
+          !s.ok()) {
+        return s;
+      }
+    }
+    p.epilogue.bias = bias.data;
+    p.epilogue.bias_dtype = bias.dtype;
+  }
+  return Status::success();
+}
+
+}  // namespace tilegemm::python

@@ -1,0 +1,192 @@
+"""tilegemm.matmul on torch tensors on the GPU: against torch.matmul / torch.addmm and a float64
+reference, the custom op's checks (torch.library.opcheck), torch.compile, torch.cuda.graph, and
+calls from many threads on many streams. Skipped without torch or a CUDA device."""
+
+import threading
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+import tilegemm  # noqa: E402
+import tilegemm.nn  # noqa: E402
+from conftest import TOLERANCE  # noqa: E402
+
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")]
+
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32,
+          "tf32": torch.float32}
+TOL = {"bf16": TOLERANCE["bfloat16"], "fp16": TOLERANCE["float16"], "fp32": 1e-5, "tf32": 5e-3}
+ACT = {None: lambda z: z, "relu": torch.relu,
+       "gelu": lambda z: torch.nn.functional.gelu(z, approximate="tanh"),
+       "silu": torch.nn.functional.silu}
+
+
+def rel(x, y):
+    x, y = x.double(), y.double()
+    assert not torch.isnan(x).any(), "an element was left unwritten (NaN)"
+    return ((x - y).norm() / y.norm().clamp_min(1e-30)).item()
+
+
+def operand(rows, cols, dtype, layout, batch=()):
+    if layout == "N":
+        return torch.randn(batch + (rows, cols), device="cuda").to(dtype)
+    return torch.randn(batch + (cols, rows), device="cuda").to(dtype).transpose(-1, -2)
+
+
+@pytest.mark.parametrize("kind", list(DTYPES))
+@pytest.mark.parametrize("layouts", ["NN", "NT", "TN", "TT"])
+@pytest.mark.parametrize("activation", [None, "relu", "gelu", "silu"])
+@pytest.mark.parametrize("batch", [(), (3,)])
+def test_matches_torch_and_float64(kind, layouts, activation, batch):
+    dtype = DTYPES[kind]
+    m, n, k = 257, 384, 320
+    a = operand(m, k, dtype, layouts[0], batch)
+    b = operand(k, n, dtype, layouts[1], batch)
+    c = torch.randn(batch + (m, n), device="cuda").to(dtype)
+    bias = torch.randn(n, device="cuda").to(dtype)
+    d = tilegemm.matmul(a, b, c=c, alpha=0.75, beta=0.5, bias=bias, activation=activation,
+                        input_precision="tf32" if kind == "tf32" else "ieee")
+    z64 = 0.75 * (a.double() @ b.double()) + 0.5 * c.double() + bias.double()
+    expected = ACT[activation](z64)
+    assert d.dtype == dtype and d.shape == batch + (m, n)
+    assert rel(d, expected) < TOL[kind]
+    # torch.addmm's own result, where torch has one (2-D; its epilogue unfused).
+    if not batch:
+        previous = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = kind == "tf32"
+        try:
+            torch_d = ACT[activation](torch.addmm(0.5 * c + bias, a, b, alpha=0.75))
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = previous
+        assert rel(d, torch_d.double()) < 2 * TOL[kind]
+
+
+def test_torch_tf32_setting_is_the_default_precision():
+    a = torch.randn(512, 512, device="cuda")
+    previous = torch.backends.cuda.matmul.allow_tf32
+    try:
+        torch.backends.cuda.matmul.allow_tf32 = True
+        assert tilegemm.plan(a, a)["problem"]["dtype"] == "tf32"
+        torch.backends.cuda.matmul.allow_tf32 = False
+        assert tilegemm.plan(a, a)["problem"]["dtype"] == "fp32"
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous
+
+
+def test_errors_leave_out_untouched():
+    a = torch.randn(64, 32, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(32, 48, device="cuda", dtype=torch.bfloat16)
+    out = torch.full((64, 48), 3.0, device="cuda", dtype=torch.bfloat16)
+    for kwargs, exception in [(dict(bias=torch.ones(7, device="cuda")), ValueError),
+                              (dict(activation="tanh"), ValueError),
+                              (dict(config="1x1x1"), ValueError),
+                              (dict(c=torch.ones(64, 48)), ValueError),  # c on the host
+                              (dict(out_dtype=torch.float64), TypeError)]:
+        with pytest.raises(exception):
+            tilegemm.matmul(a, b, out=out, **kwargs)
+        assert (out == 3.0).all()
+
+
+def test_opcheck():
+    a = torch.randn(40, 24, device="cuda", dtype=torch.float16, requires_grad=True)
+    b = torch.randn(24, 56, device="cuda", dtype=torch.float16, requires_grad=True)
+    bias = torch.randn(56, device="cuda", dtype=torch.float16, requires_grad=True)
+    for activation in ("none", "gelu"):
+        torch.library.opcheck(torch.ops.tilegemm.matmul.default,
+                              (a, b, None, bias, 1.0, 0.0, activation, 0.01, None, False, "",
+                               "auto", "auto", ""))
+
+
+def test_gradients_match_torch():
+    a = torch.randn(3, 33, 20, device="cuda", dtype=torch.float32, requires_grad=True)
+    b = torch.randn(20, 28, device="cuda", dtype=torch.float32, requires_grad=True)
+    bias = torch.randn(28, device="cuda", requires_grad=True)
+    y = tilegemm.matmul(a, b, bias=bias, activation="silu", input_precision="ieee")
+    y.square().sum().backward()
+    grads = [x.grad.clone() for x in (a, b, bias)]
+    for x in (a, b, bias):
+        x.grad = None
+    torch.nn.functional.silu(a @ b + bias).square().sum().backward()
+    for mine, theirs in zip(grads, (a.grad, b.grad, bias.grad)):
+        assert rel(mine, theirs) < 1e-4
+
+
+def test_compile_fullgraph_mlp():
+    torch.manual_seed(0)
+    mlp = torch.nn.Sequential(
+        tilegemm.nn.Linear(256, 512, activation="gelu", device="cuda", dtype=torch.bfloat16),
+        tilegemm.nn.Linear(512, 128, device="cuda", dtype=torch.bfloat16))
+    x = torch.randn(4, 64, 256, device="cuda", dtype=torch.bfloat16)
+    compiled = torch.compile(mlp, fullgraph=True)
+    with torch.no_grad():
+        y = compiled(x)
+        h = torch.nn.functional.gelu(x.double() @ mlp[0].weight.double().T +
+                                     mlp[0].bias.double(), approximate="tanh")
+        expected = h @ mlp[1].weight.double().T + mlp[1].bias.double()
+    assert y.shape == (4, 64, 128)
+    assert rel(y, expected) < 2e-2
+
+
+def test_cuda_graph_capture_replays_the_unaligned_shape():
+    m, n, k = 4095, 4097, 4093
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+    tilegemm.matmul(a, b)  # warm-up outside the capture, as torch.cuda.graph asks
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        d = tilegemm.matmul(a, b)
+    for _ in range(2):
+        a.copy_(torch.randn(m, k, device="cuda", dtype=torch.bfloat16))
+        d.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert rel(d, a.double() @ b.double()) < TOL["bf16"]
+
+
+def test_eight_threads_on_eight_streams():
+    shapes = [(128 * (i + 1), 96 * (i + 2), 64 * (i + 3)) for i in range(8)]
+    results, errors = [None] * 8, []
+
+    def work(i):
+        try:
+            stream = torch.cuda.Stream()
+            m, n, k = shapes[i]
+            with torch.cuda.stream(stream):
+                a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+                b = torch.randn(k, n, device="cuda", dtype=torch.float16)
+                for _ in range(20):
+                    d = tilegemm.matmul(a, b)
+                stream.synchronize()
+                results[i] = rel(d, a.double() @ b.double())
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert all(r < TOL["fp16"] for r in results), results
+
+
+def test_torch_cpu_tensors_run_on_the_cpu_backend():
+    a = torch.randn(30, 20)
+    b = torch.randn(20, 10)
+    d = tilegemm.matmul(a, b)
+    assert d.device.type == "cpu"
+    assert rel(d, a.double() @ b.double()) < 1e-5
+    assert tilegemm.plan(a, b)["backend"] == "cpu"
+
+
+def test_python_layer_overhead_is_reported(capsys):
+    """Not a speed target (those live in the benchmark, scripts/python-bench.py): only that the
+    per-call path runs many times in a row without leaking or failing."""
+    a = torch.randn(64, 64, device="cuda", dtype=torch.bfloat16)
+    for _ in range(1000):
+        d = tilegemm.matmul(a, a)
+    torch.cuda.synchronize()
+    assert rel(d, a.double() @ a.double()) < TOL["bf16"]

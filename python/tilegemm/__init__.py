@@ -1,0 +1,93 @@
+"""tilegemm: fast, readable, tunable matrix multiplication on NVIDIA GPUs.
+
+    D = activation(alpha * a @ b + beta * c + bias)
+
+``matmul`` takes torch tensors, NumPy, CuPy and JAX arrays (through DLPack) and follows
+``torch.matmul`` and ``torch.addmm``: the last two dimensions are the matrix, any before them a
+batch; strides map to row- or column-major layouts and leading dimensions, so a transposed view
+costs no copy. Device arrays run on the GPU backend, host arrays on the CPU backend.
+"""
+
+from . import _tilegemm as _native
+from ._arrays import adapter_of, resolve_activation
+
+__version__ = _native.version()
+
+__all__ = [
+    "matmul",
+    "plan",
+    "tune",
+    "explain",
+    "available_kernels",
+    "devices",
+    "__version__",
+]
+
+
+def matmul(a, b, *, c=None, alpha=1.0, beta=None, bias=None, activation=None,
+           leaky_relu_slope=0.01, out_dtype=None, out=None, config=None, kernel="auto",
+           backend="auto", input_precision=None, autotune=None):
+    """Returns ``activation(alpha * a @ b + beta * c + bias)``, written into ``out`` when given.
+
+    a: (..., M, K) and b: (..., K, N), with equal batch dimensions, or one of them 2-D (shared by
+    every batch entry of the other). c: out's shape, or (M, N) for every batch entry; beta
+    defaults to 1 when c is given (as torch.addmm), else 0. bias: (N,), or one vector per batch
+    entry (..., N), float32 or out's dtype. activation: None, "relu", "leaky_relu", "gelu" (tanh)
+    or "silu". out_dtype: the result's dtype (default a's). config: a kernel config such as
+    "128x256x64/g8/s4/w12/wt64x256" (tilegemm explain). input_precision: "ieee" or "tf32" for
+    float32 inputs on the GPU (default: torch's float32 matmul precision for torch tensors, else
+    "ieee"). autotune: None ($TILEGEMM_AUTOTUNE), "off", "on-miss" or "always".
+
+    Every bad argument raises TypeError or ValueError naming it, with ``out`` left as it was.
+    """
+    return adapter_of(a).matmul(
+        a, b, c=c, alpha=alpha, beta=beta, bias=bias, activation=activation,
+        leaky_relu_slope=leaky_relu_slope, out_dtype=out_dtype, out=out, config=config,
+        kernel=kernel, backend=backend, input_precision=input_precision, autotune=autotune)
+
+
+def plan(a, b, *, c=None, alpha=1.0, beta=None, bias=None, activation=None, out_dtype=None,
+         config=None, kernel="auto", backend="auto", input_precision=None, autotune=None):
+    """What ``matmul`` would run for these arguments, and why, without running or tuning.
+
+    Returns a dict: backend, kernel, config, config_source ("given", "heuristic", "cache", ...),
+    tuning_key, kernel_note (why faster kernels were passed over), aligned_copies,
+    workspace_bytes, and the problem as tilegemm reads it (m, n, k, batch_count, layouts,
+    leading dimensions). The arrays' values are never read.
+    """
+    return adapter_of(a).plan(
+        a, b, c=c, alpha=alpha, beta=beta, bias=bias, activation=activation,
+        out_dtype=out_dtype, config=config, kernel=kernel, backend=backend,
+        input_precision=input_precision, autotune=autotune)
+
+
+def tune(a, b, *, c=None, alpha=1.0, beta=None, bias=None, activation=None, out_dtype=None,
+         kernel="auto", input_precision=None):
+    """Times every candidate config for this product on the GPU (the output is scratch memory),
+    stores the winner in the tuning cache that ``autotune="on-miss"`` reads, and returns a dict:
+    tuning_key, candidates (kernel, config, ms, tflops, dropped, heuristic), fastest first,
+    pruned, seconds, cache_file."""
+    return adapter_of(a).tune(
+        a, b, c=c, alpha=alpha, beta=beta, bias=bias, activation=activation,
+        out_dtype=out_dtype, kernel=kernel, input_precision=input_precision)
+
+
+def explain(m, n, k, *, config="128x128x64/g8/s4/w8", pid=None):
+    """The seeds' walkthrough of how a 1-D grid of programs covers an M x N output in
+    GROUP_SIZE_M order: num_pid_m, num_pid_n, num_pid_in_group, the K loop's iterations, with
+    ``pid`` every intermediate for that program (group_id, first_pid_m, group_size_m, pid_m,
+    pid_n, its rows and columns, whether its tile is masked), and ``order[pid_m][pid_n]``, the pid
+    of each tile, for grids of up to 4096 tiles. ``plan()`` says which config a call would use."""
+    return _native.explain(int(m), int(n), int(k), str(config), None if pid is None else int(pid))
+
+
+def available_kernels():
+    """The GPU kernels of this build: name, description, default_config, configs,
+    input_dtypes. Empty when it was built without CUDA."""
+    return _native.available_kernels()
+
+
+def devices():
+    """The CUDA devices visible: index, name, sm_count, compute_capability, l2_bytes,
+    global_memory_bytes. Empty without a GPU (every call then runs on the CPU backend)."""
+    return _native.devices()

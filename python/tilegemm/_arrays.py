@@ -1,0 +1,285 @@
+"""How tilegemm.matmul meets each array library: which dtypes it takes, where the output and the
+workspace come from, and which stream the call runs on. The arrays themselves go to the native
+module through DLPack, which maps their strides (python/src/array_problem.hpp)."""
+
+import math
+
+from . import _tilegemm as _native
+
+_ACTIVATIONS = {None: "none", "none": "none", "relu": "relu", "leaky_relu": "leaky_relu",
+                "gelu": "gelu", "silu": "silu"}
+
+
+def resolve_activation(activation):
+    try:
+        return _ACTIVATIONS[activation]
+    except (KeyError, TypeError):
+        raise ValueError(f"activation: {activation!r} is not one of None, 'relu', "
+                         "'leaky_relu', 'gelu' (tanh), 'silu'") from None
+
+
+def _number(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        try:
+            value = float(value)  # NumPy and torch scalars
+        except (TypeError, ValueError):
+            raise TypeError(f"{name}: {value!r} is not a number") from None
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name}: {value!r} is not finite")
+    return value
+
+
+def _text(name, value, default=""):
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: {value!r} is not a string")
+    return value
+
+
+def output_shape(a_shape, b_shape):
+    """torch.matmul's output shape for the batches tilegemm takes (array_problem.hpp)."""
+    if len(a_shape) >= 2 and len(b_shape) >= 2:
+        return tuple(a_shape[:-2] or b_shape[:-2]) + (a_shape[-2], b_shape[-1])
+    return tuple(_native.output_shape(list(a_shape), list(b_shape)))  # raises with the reason
+
+
+class Adapter:
+    """One array library. Subclasses name its dtypes and how it allocates."""
+
+    library = ""
+    dtypes = {}  # the library's dtype -> tilegemm's name
+
+    def owns(self, x):
+        raise NotImplementedError
+
+    def empty(self, shape, dtype, like):
+        raise NotImplementedError
+
+    def dtype_of(self, value):  # a dtype given by the caller (out_dtype), as the library's
+        raise NotImplementedError
+
+    def stream(self, like):
+        return 0
+
+    def workspace_alloc(self, like):
+        return None
+
+    def default_tf32(self, a):
+        return False
+
+    def finish(self, out, stream):
+        return out
+
+    def native(self, x):
+        """What the native module takes for array x: the array itself, through DLPack."""
+        return x
+
+    # -- shared --------------------------------------------------------------------------------
+    def check_array(self, name, x, optional=False):
+        if x is None:
+            if optional:
+                return
+            raise TypeError(f"{name}: is None")
+        if not self.owns(x):
+            raise TypeError(f"{name}: a {type(x).__module__}.{type(x).__name__}, while a is a "
+                            f"{self.library} array")
+        if x.dtype not in self.dtypes:
+            raise TypeError(f"{name}: dtype {x.dtype} is not taken; tilegemm takes "
+                            + ", ".join(str(d) for d in self.dtypes))
+
+    def arguments(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope, input_precision,
+                  out_dtype=None, out=None):
+        """Checks what Python can check and returns the native call's common arguments."""
+        self.check_array("a", a)
+        self.check_array("b", b)
+        self.check_array("c", c, optional=True)
+        self.check_array("bias", bias, optional=True)
+        self.check_array("out", out, optional=True)
+        if out_dtype is not None:
+            out_dtype = self.dtype_of(out_dtype)
+            if out is not None and out.dtype != out_dtype:
+                raise ValueError(f"out: its dtype is {out.dtype}, but out_dtype is {out_dtype}")
+        alpha = _number("alpha", alpha)
+        beta = (1.0 if c is not None else 0.0) if beta is None else _number("beta", beta)
+        slope = _number("leaky_relu_slope", leaky_relu_slope)
+        precision = input_precision
+        if precision is None:
+            tf32 = self.default_tf32(a)
+        elif precision in ("ieee", "tf32"):
+            tf32 = precision == "tf32"
+        else:
+            raise ValueError(f"input_precision: {precision!r} is not None, 'ieee' or 'tf32'")
+        return dict(c=c, bias=bias, alpha=alpha, beta=beta,
+                    activation=resolve_activation(activation), leaky_relu_slope=slope,
+                    tf32=tf32), out_dtype
+
+    def matmul(self, a, b, *, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype, out,
+               config, kernel, backend, input_precision, autotune):
+        common, out_dtype = self.arguments(a, b, c, alpha, beta, bias, activation,
+                                           leaky_relu_slope, input_precision, out_dtype, out)
+        given = out is not None
+        if not given:
+            out = self.empty(output_shape(a.shape, b.shape),
+                             a.dtype if out_dtype is None else out_dtype, a)
+        else:
+            self.check_writable(out)
+        stream = self.stream(a)
+        native = self.native
+        common["c"] = None if c is None else native(c)
+        common["bias"] = None if bias is None else native(bias)
+        _native.run(native(a), native(b), native(out), **common, config=_text("config", config),
+                    kernel=_text("kernel", kernel, "auto"), backend=_text("backend", backend, "auto"),
+                    autotune=_text("autotune", autotune), stream=stream,
+                    workspace_alloc=self.workspace_alloc(a), report=False)
+        return self.finish(out, stream) if not given else out
+
+    def plan(self, a, b, *, c, alpha, beta, bias, activation, out_dtype, config, kernel, backend,
+             input_precision, autotune):
+        common, out_dtype = self.arguments(a, b, c, alpha, beta, bias, activation, 0.01,
+                                           input_precision, out_dtype)
+        out = self.empty(output_shape(a.shape, b.shape),
+                         a.dtype if out_dtype is None else out_dtype, a)
+        return _native.plan(a, b, out, **common, config=_text("config", config),
+                            kernel=_text("kernel", kernel, "auto"),
+                            backend=_text("backend", backend, "auto"),
+                            autotune=_text("autotune", autotune), stream=self.stream(a))
+
+    def tune(self, a, b, *, c, alpha, beta, bias, activation, out_dtype, kernel, input_precision):
+        common, out_dtype = self.arguments(a, b, c, alpha, beta, bias, activation, 0.01,
+                                           input_precision, out_dtype)
+        out = self.empty(output_shape(a.shape, b.shape),
+                         a.dtype if out_dtype is None else out_dtype, a)
+        return _native.tune(a, b, out, **common, kernel=_text("kernel", kernel, "auto"),
+                            stream=self.stream(a))
+
+    def check_writable(self, out):
+        pass
+
+
+class NumpyAdapter(Adapter):
+    library = "numpy"
+
+    def __init__(self):
+        import numpy
+        self.np = numpy
+        self.dtypes = {numpy.dtype(numpy.float32): "fp32", numpy.dtype(numpy.float16): "fp16"}
+
+    def owns(self, x):
+        return isinstance(x, self.np.ndarray)
+
+    def empty(self, shape, dtype, like):
+        return self.np.empty(shape, dtype=dtype)
+
+    def dtype_of(self, value):
+        try:
+            dtype = self.np.dtype(value)
+        except TypeError:
+            raise TypeError(f"out_dtype: {value!r} is not a NumPy dtype") from None
+        if dtype not in self.dtypes:
+            raise TypeError(f"out_dtype: {dtype} is not taken; tilegemm writes float32, float16")
+        return dtype
+
+    def check_writable(self, out):
+        if not out.flags.writeable:
+            raise ValueError("out: is read-only")
+
+
+class CupyAdapter(Adapter):
+    library = "cupy"
+
+    def __init__(self):
+        import cupy
+        self.cp = cupy
+        self.dtypes = {cupy.dtype(cupy.float32): "fp32", cupy.dtype(cupy.float16): "fp16"}
+
+    def owns(self, x):
+        return isinstance(x, self.cp.ndarray)
+
+    def empty(self, shape, dtype, like):
+        with like.device:
+            return self.cp.empty(shape, dtype=dtype)
+
+    def dtype_of(self, value):
+        dtype = self.cp.dtype(value)
+        if dtype not in self.dtypes:
+            raise TypeError(f"out_dtype: {dtype} is not taken; tilegemm writes float32, float16")
+        return dtype
+
+    def stream(self, like):
+        with like.device:
+            return self.cp.cuda.get_current_stream().ptr
+
+    def workspace_alloc(self, like):
+        device = like.device
+
+        def alloc(size):
+            with device:
+                return self.cp.empty(size, dtype=self.cp.uint8)
+        return alloc
+
+
+class JaxAdapter(Adapter):
+    """JAX arrays are immutable and JAX runs on streams of its own: the inputs are waited for,
+    the result is a new array written on the default stream, waited for before it is returned."""
+
+    library = "jax"
+
+    def __init__(self):
+        import jax
+        import jax.numpy as jnp
+        self.jax, self.jnp = jax, jnp
+        self.dtypes = {jnp.dtype(jnp.float32): "fp32", jnp.dtype(jnp.float16): "fp16",
+                       jnp.dtype(jnp.bfloat16): "bf16"}
+
+    def owns(self, x):
+        return isinstance(x, self.jax.Array)
+
+    def empty(self, shape, dtype, like):
+        (device,) = like.devices()
+        return self.jax.device_put(self.jnp.zeros(shape, dtype=dtype), device).block_until_ready()
+
+    def dtype_of(self, value):
+        dtype = self.jnp.dtype(value)
+        if dtype not in self.dtypes:
+            raise TypeError(f"out_dtype: {dtype} is not taken; tilegemm writes float32, float16, "
+                            "bfloat16")
+        return dtype
+
+    def matmul(self, a, b, *, out, **kwargs):
+        if out is not None:
+            raise ValueError("out: JAX arrays are immutable; matmul returns a new one")
+        for x in (a, b, kwargs.get("c"), kwargs.get("bias")):
+            if x is not None and self.owns(x):
+                x.block_until_ready()
+        return super().matmul(a, b, out=None, **kwargs)
+
+    def finish(self, out, stream):
+        _native.synchronize(stream)
+        return out
+
+
+_ADAPTERS = {}
+
+
+def adapter_of(a):
+    """The adapter of a's library, made on first use (importing the library only then)."""
+    module = type(a).__module__.split(".")[0]
+    adapter = _ADAPTERS.get(module)
+    if adapter is not None:
+        return adapter
+    if module == "torch":
+        from ._torch import TorchAdapter
+        adapter = TorchAdapter()
+    elif module == "numpy":
+        adapter = NumpyAdapter()
+    elif module == "cupy":
+        adapter = CupyAdapter()
+    elif module in ("jax", "jaxlib"):
+        adapter = JaxAdapter()
+    else:
+        raise TypeError(f"a: a {type(a).__module__}.{type(a).__name__}; tilegemm takes torch "
+                        "tensors and NumPy, CuPy and JAX arrays")
+    _ADAPTERS[module] = adapter
+    return adapter

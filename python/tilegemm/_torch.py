@@ -1,0 +1,160 @@
+"""tilegemm.matmul for torch tensors: on torch's current stream, with the output and the workspace
+from torch's caching allocator, so that calls are safe to capture in ``torch.cuda.graph``; and the
+custom op ``torch.ops.tilegemm.matmul`` (a fake implementation for tracing, autograd), which
+``torch.compile`` sees. Eager calls that need neither tracing nor gradients skip the dispatcher."""
+
+from typing import Optional
+
+import torch
+import torch.nn.functional as F
+
+from . import _tilegemm as _native
+from ._arrays import Adapter, output_shape
+
+
+# DLPack capsules straight from torch's C++ (Tensor.__dlpack__ adds Python-level checks and
+# stream handling that a call on torch's own current stream does not need), and the current
+# stream's handle without making a torch.cuda.Stream object: both are per-call costs.
+_to_dlpack = getattr(torch._C, "_to_dlpack", None) or torch.utils.dlpack.to_dlpack
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
+def _capsule(t):
+    return _to_dlpack(t.detach() if t.requires_grad else t)
+
+
+def _stream(like):
+    if not like.is_cuda:
+        return 0
+    if _raw_stream is not None:
+        return _raw_stream(like.get_device())
+    return torch.cuda.current_stream(like.device).cuda_stream
+
+
+def _workspace_alloc(like):
+    if not like.is_cuda:
+        return None
+    device = like.device
+    return lambda size: torch.empty(size, dtype=torch.uint8, device=device)
+
+
+def _run(a, b, out, c, bias, alpha, beta, activation, leaky_relu_slope, tf32, config, kernel,
+         backend, autotune):
+    _native.run(_capsule(a), _capsule(b), _capsule(out),
+                c=None if c is None else _capsule(c),
+                bias=None if bias is None else _capsule(bias), alpha=alpha, beta=beta,
+                activation=activation, leaky_relu_slope=leaky_relu_slope, tf32=tf32, config=config, kernel=kernel,
+                backend=backend, autotune=autotune, stream=_stream(a),
+                workspace_alloc=_workspace_alloc(a), report=False)
+
+
+@torch.library.custom_op("tilegemm::matmul", mutates_args=())
+def matmul_op(a: torch.Tensor, b: torch.Tensor, c: Optional[torch.Tensor],
+              bias: Optional[torch.Tensor], alpha: float, beta: float, activation: str,
+              leaky_relu_slope: float, out_dtype: Optional[torch.dtype], tf32: bool, config: str,
+              kernel: str, backend: str, autotune: str) -> torch.Tensor:
+    out = torch.empty(output_shape(a.shape, b.shape),
+                      dtype=a.dtype if out_dtype is None else out_dtype, device=a.device)
+    _run(a, b, out, c, bias, alpha, beta, activation, leaky_relu_slope, tf32, config, kernel,
+         backend, autotune)
+    return out
+
+
+@matmul_op.register_fake
+def _(a, b, c, bias, alpha, beta, activation, leaky_relu_slope, out_dtype, tf32, config, kernel,
+      backend, autotune):
+    return a.new_empty(output_shape(a.shape, b.shape),
+                       dtype=a.dtype if out_dtype is None else out_dtype)
+
+
+_ACTIVATIONS = {
+    "relu": lambda z, slope: F.relu(z),
+    "leaky_relu": lambda z, slope: F.leaky_relu(z, slope),
+    "gelu": lambda z, slope: F.gelu(z, approximate="tanh"),
+    "silu": lambda z, slope: F.silu(z),
+}
+
+
+def _setup_context(ctx, inputs, output):
+    a, b, c, bias, alpha, beta, activation, slope, out_dtype, tf32, config, kernel, backend, \
+        autotune = inputs
+    ctx.save_for_backward(a, b, c, bias)
+    ctx.options = (alpha, beta, activation, slope, out_dtype, tf32, config, kernel, backend,
+                   autotune)
+
+
+def _backward(ctx, grad):
+    a, b, c, bias = ctx.saved_tensors
+    alpha, beta, activation, slope, out_dtype, tf32, config, kernel, backend, autotune = \
+        ctx.options
+    if activation != "none":
+        # The product before the activation, computed again rather than kept from the forward.
+        z = matmul_op(a, b, c, bias, alpha, beta, "none", slope, out_dtype, tf32, config, kernel,
+                      backend, autotune)
+        with torch.enable_grad():
+            z = z.detach().requires_grad_()
+            (grad,) = torch.autograd.grad(_ACTIVATIONS[activation](z, slope), z, grad)
+    grad_a = grad_b = grad_c = grad_bias = None
+    if ctx.needs_input_grad[0]:
+        g = grad.to(a.dtype)
+        grad_a = (alpha * (g @ b.to(a.dtype).transpose(-1, -2))).sum_to_size(a.shape)
+    if ctx.needs_input_grad[1]:
+        g = grad.to(b.dtype)
+        grad_b = (alpha * (a.to(b.dtype).transpose(-1, -2) @ g)).sum_to_size(b.shape)
+    if c is not None and ctx.needs_input_grad[2]:
+        grad_c = (beta * grad).sum_to_size(c.shape).to(c.dtype)
+    if bias is not None and ctx.needs_input_grad[3]:
+        per_entry = bias.dim() > 1
+        grad_bias = (grad.sum(-2) if per_entry else grad.reshape(-1, grad.shape[-1]).sum(0))
+        grad_bias = grad_bias.to(bias.dtype)
+    return (grad_a, grad_b, grad_c, grad_bias) + (None,) * 10
+
+
+matmul_op.register_autograd(_backward, setup_context=_setup_context)
+
+
+class TorchAdapter(Adapter):
+    library = "torch"
+    dtypes = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}
+
+    def owns(self, x):
+        return isinstance(x, torch.Tensor)
+
+    def empty(self, shape, dtype, like):
+        return torch.empty(shape, dtype=dtype, device=like.device)
+
+    def dtype_of(self, value):
+        if not isinstance(value, torch.dtype) or value not in self.dtypes:
+            raise TypeError(f"out_dtype: {value!r} is not taken; tilegemm writes torch.float32, "
+                            "torch.float16, torch.bfloat16")
+        return value
+
+    def stream(self, like):
+        return _stream(like)
+
+    def native(self, x):
+        return _capsule(x)
+
+    def workspace_alloc(self, like):
+        return _workspace_alloc(like)
+
+    def default_tf32(self, a):
+        return a.dtype == torch.float32 and a.is_cuda and torch.backends.cuda.matmul.allow_tf32
+
+    def matmul(self, a, b, *, out, **kwargs):
+        traced = torch.compiler.is_compiling()
+        needs_grad = torch.is_grad_enabled() and any(
+            getattr(x, "requires_grad", False) for x in (a, b, kwargs["c"], kwargs["bias"]))
+        if not traced and not needs_grad:
+            return super().matmul(a, b, out=out, **kwargs)
+        common, out_dtype = self.arguments(
+            a, b, kwargs["c"], kwargs["alpha"], kwargs["beta"], kwargs["bias"],
+            kwargs["activation"], kwargs["leaky_relu_slope"], kwargs["input_precision"],
+            kwargs["out_dtype"], out)
+        result = matmul_op(a, b, common["c"], common["bias"], common["alpha"], common["beta"],
+                           common["activation"], common["leaky_relu_slope"], out_dtype,
+                           common["tf32"], kwargs["config"] or "", kwargs["kernel"] or "auto",
+                           kwargs["backend"] or "auto", kwargs["autotune"] or "")
+        if out is None:
+            return result
+        return out.copy_(result)
