@@ -252,7 +252,7 @@ nb::dict plan_call(const Array& a, const Array& b, const Array& out, const std::
                    const std::string& autotune, uintptr_t stream) {
   Call call = make_call(a, b, out, c, bias, alpha, beta, activation, slope, tf32, config, kernel,
                         backend, autotune, stream);
-  if (call.empty) call.problem.batch_count = 1;  // what one entry would run
+  if (call.empty) throw nb::value_error("out: no batch entry; there is nothing to plan");
   DeviceScope scope(call.device);
   GemmReport report;
   if (Status s = plan(call.problem, call.options, &report); !s.ok()) raise(s);
