@@ -190,3 +190,29 @@ def test_python_layer_overhead_is_reported(capsys):
         d = tilegemm.matmul(a, a)
     torch.cuda.synchronize()
     assert rel(d, a.double() @ a.double()) < TOL["bf16"]
+
+
+def test_tune_times_the_candidates_and_the_next_call_uses_the_winner(tmp_path):
+    """In a process of its own, so that its tuning cache is a fresh folder."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import torch, tilegemm\n"
+        "a = torch.randn(768, 512, device='cuda', dtype=torch.float16)\n"
+        "b = torch.randn(512, 640, device='cuda', dtype=torch.float16)\n"
+        "r = tilegemm.tune(a, b)\n"
+        "timed = [c for c in r['candidates'] if not c['dropped']]\n"
+        "assert len(timed) >= 2 and timed[0]['ms'] > 0, r\n"
+        "assert timed[0]['ms'] <= timed[-1]['ms'] and r['cache_file'], r\n"
+        "p = tilegemm.plan(a, b, autotune='on-miss')\n"
+        "assert p['config_source'] == 'cache', p\n"
+        "assert (p['kernel'], p['config']) == (timed[0]['kernel'], timed[0]['config']), (p, timed[0])\n"
+        "d = tilegemm.matmul(a, b, autotune='on-miss')\n"
+        "err = ((d.double() - a.double() @ b.double()).norm() / (a.double() @ b.double()).norm())\n"
+        "assert err < 2e-3, err\n")
+    env = dict(os.environ, TILEGEMM_CACHE_DIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
