@@ -122,7 +122,7 @@ Call make_call(const Array& a, const Array& b, const Array& out, const std::opti
   if (Status s = make_problem(args, &call.problem); !s.ok()) raise(s);
   call.empty = call.problem.batch_count == 0;
   call.problem.stream = reinterpret_cast<void*>(stream);
-  const std::optional<Backend> chosen = parse_backend(backend == "auto" ? "auto" : backend);
+  const std::optional<Backend> chosen = parse_backend(backend);
   if (!chosen) {
     throw nb::value_error(("backend: '" + backend + "' is not 'auto', 'gpu' or 'cpu'").c_str());
   }
