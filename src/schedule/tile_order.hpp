@@ -9,9 +9,9 @@
 //   num_pid_in_group = GROUP_SIZE_M * num_pid_n
 //   group_id         = pid / num_pid_in_group
 //   first_pid_m      = group_id * GROUP_SIZE_M
-//   group_size_m     = min(num_pid_m - first_pid_m, GROUP_SIZE_M)   // the last group may be
-//   smaller pid_m            = first_pid_m + (pid % num_pid_in_group) % group_size_m pid_n = (pid %
-//   num_pid_in_group) / group_size_m
+//   group_size_m     = min(num_pid_m - first_pid_m, GROUP_SIZE_M)   // smaller in the last group
+//   pid_m            = first_pid_m + (pid % num_pid_in_group) % group_size_m
+//   pid_n            = (pid % num_pid_in_group) / group_size_m
 //
 // Within a group, programs walk down a column of GROUP_SIZE_M tiles before moving one tile to the
 // right, so programs that run at the same time share rows of A and columns of B in L2.
