@@ -19,6 +19,8 @@
 
 #if TILEGEMM_PY_WITH_CUDA
 #include <cuda_runtime.h>
+
+#include "kernels/workspace.hpp"
 #endif
 
 namespace nb = nanobind;
@@ -182,16 +184,11 @@ class DeviceScope {
   bool restore_ = false;
 };
 
-// Whether work enqueued on `stream` is being captured into a CUDA graph (a failed query counts
-// as capturing: then the caller's allocator serves, which is safe either way).
+// Whether work enqueued on `stream` is being captured into a CUDA graph (the library's own
+// answer, kernels/workspace.hpp; a build without CUDA has no graphs).
 bool capturing(void* stream) {
 #if TILEGEMM_PY_WITH_CUDA
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &status) != cudaSuccess) {
-    cudaGetLastError();
-    return true;
-  }
-  return status != cudaStreamCaptureStatusNone;
+  return gpu::stream_is_capturing(stream);
 #else
   (void)stream;
   return false;

@@ -26,6 +26,24 @@ void fill_report(const GemmProblem& p, const GemmOptions& options, const Choice&
   }
 }
 
+// The kernel's arguments for `p` under `config`. GROUP_SIZE_M past the grid's rows orders the
+// tiles as the grid's rows do; capped there, the kernels' 32-bit products of it (GROUP_SIZE_M x
+// programs along N) stay inside the grid's count.
+GemmArgs launch_args(const GemmProblem& p, const KernelConfig& config) {
+  const int64_t group_size_m =
+      std::max<int64_t>(1, std::min<int64_t>(cdiv(p.m, config.block_m), config.group_size_m));
+  return make_gemm_args(p, group_size_m);
+}
+
+// What a call would run for `p`, without running or tuning: the copies' plan, the problem the
+// kernel would read (the copies at aligned stand-in addresses: nothing is read) and the choice.
+Status planned_choice(const GemmProblem& p, const GemmOptions& options, AlignedCopyPlan* copies,
+                      GemmProblem* q, Choice* choice) {
+  *copies = gpu::copy_plan(p, options);
+  *q = with_aligned_copies(p, *copies, reinterpret_cast<void*>(kWorkspaceAlignment));
+  return choose(*q, options, choice, /*may_tune=*/false);
+}
+
 }  // namespace
 
 Status gpu_available() {
@@ -43,11 +61,7 @@ Status launch(const gpu::Kernel& kernel, const GemmProblem& p, const KernelConfi
     return {StatusCode::not_supported, "the problem has more output tiles than one launch holds"};
   }
   if (p.m == 0 || p.n == 0) return Status::success();
-  // GROUP_SIZE_M past the grid's rows orders the tiles as the grid's rows do; capped there, the
-  // kernels' 32-bit products of it (GROUP_SIZE_M x programs along N) stay inside the grid's count.
-  const int64_t group_size_m =
-      std::max<int64_t>(1, std::min<int64_t>(cdiv(p.m, config.block_m), config.group_size_m));
-  return kernel.launch(make_gemm_args(p, group_size_m), config, workspace);
+  return kernel.launch(launch_args(p, config), config, workspace);
 }
 
 Status run_on_gpu(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {
@@ -82,12 +96,10 @@ Status run_on_gpu(const GemmProblem& p, const GemmOptions& options, GemmReport* 
 }
 
 Status plan_on_gpu(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {
-  // The copies' addresses only need to be aligned stand-ins here: plan() reads no memory.
-  const AlignedCopyPlan copies = gpu::copy_plan(p, options);
-  const GemmProblem q =
-      with_aligned_copies(p, copies, reinterpret_cast<void*>(kWorkspaceAlignment));
+  AlignedCopyPlan copies;
+  GemmProblem q;
   Choice choice;
-  if (Status s = choose(q, options, &choice, /*may_tune=*/false); !s.ok()) return s;
+  if (Status s = planned_choice(p, options, &copies, &q, &choice); !s.ok()) return s;
   if (std::string why = choice.kernel->can_implement(q, choice.config); !why.empty()) {
     return {StatusCode::invalid_argument, why};
   }
@@ -96,15 +108,13 @@ Status plan_on_gpu(const GemmProblem& p, const GemmOptions& options, GemmReport*
 }
 
 Status workspace_on_gpu(const GemmProblem& p, const GemmOptions& options, size_t* bytes) {
-  const AlignedCopyPlan copies = gpu::copy_plan(p, options);
-  const GemmProblem q =
-      with_aligned_copies(p, copies, reinterpret_cast<void*>(kWorkspaceAlignment));
+  AlignedCopyPlan copies;
+  GemmProblem q;
   Choice choice;
-  if (Status s = choose(q, options, &choice, /*may_tune=*/false); !s.ok()) return s;
+  if (Status s = planned_choice(p, options, &copies, &q, &choice); !s.ok()) return s;
   const auto kernel_bytes = [&](const gpu::Kernel& kernel, const KernelConfig& config) {
-    const int64_t group_size_m = std::max<int64_t>(1, config.group_size_m);
     return kernel.can_implement(q, config).empty()
-               ? kernel.workspace_bytes(make_gemm_args(q, group_size_m), config)
+               ? kernel.workspace_bytes(launch_args(q, config), config)
                : size_t(0);
   };
   size_t launch_bytes = kernel_bytes(*choice.kernel, choice.config);
@@ -117,10 +127,11 @@ Status workspace_on_gpu(const GemmProblem& p, const GemmOptions& options, size_t
       }
     }
   }
-  *bytes = gpu::workspace_part_bytes(size_t(copies.workspace_bytes)) +
-           gpu::workspace_part_bytes(launch_bytes);
-  // The caller's pointer may start anywhere: room to move to the first aligned byte.
-  if (*bytes > 0) *bytes += gpu::kWorkspacePartAlignment;
+  // Each part rounded to kWorkspaceAlignment, and room to move from the caller's pointer, which
+  // may start anywhere, to its first aligned byte.
+  const int64_t parts = round_up(copies.workspace_bytes, kWorkspaceAlignment) +
+                        round_up(int64_t(launch_bytes), kWorkspaceAlignment);
+  *bytes = parts > 0 ? size_t(parts + kWorkspaceAlignment) : 0;
   return Status::success();
 }
 

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "kernels/cuda_check.hpp"
+#include "problem/aligned_copies.hpp"
 
 namespace tilegemm::gpu {
 namespace {
@@ -55,8 +56,8 @@ Workspace::Workspace(void* stream, void* given, size_t given_bytes, bool may_all
   // The caller's pointer need not be aligned: its first aligned byte is where parts start.
   if (given_) {
     const auto address = reinterpret_cast<uintptr_t>(given_);
-    const size_t skip =
-        (kWorkspacePartAlignment - address % kWorkspacePartAlignment) % kWorkspacePartAlignment;
+    const size_t skip = (size_t(kWorkspaceAlignment) - address % size_t(kWorkspaceAlignment)) %
+                        size_t(kWorkspaceAlignment);
     given_used_ = skip < given_bytes_ ? skip : given_bytes_;
   }
 }
@@ -75,7 +76,7 @@ Status Workspace::take(size_t bytes, const char* what, void** memory) {
   *memory = nullptr;
   if (bytes == 0) return Status::success();
   if (given_) {
-    const size_t part = workspace_part_bytes(bytes);
+    const auto part = size_t(round_up(int64_t(bytes), kWorkspaceAlignment));
     if (given_bytes_ - given_used_ < part) {
       note(std::string(what) + " went without: they need " + megabytes(part) + ", " +
            megabytes(given_bytes_ - given_used_) + " of the given workspace was left");

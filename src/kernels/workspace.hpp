@@ -19,13 +19,7 @@
 
 namespace tilegemm::gpu {
 
-// Offsets within a workspace are multiples of this (the aligned copies' kWorkspaceAlignment).
-inline constexpr size_t kWorkspacePartAlignment = 256;
-
-// Bytes a part of `bytes` takes in a workspace, its alignment padding included.
-constexpr size_t workspace_part_bytes(size_t bytes) {
-  return (bytes + kWorkspacePartAlignment - 1) / kWorkspacePartAlignment * kWorkspacePartAlignment;
-}
+// Parts start on kWorkspaceAlignment bytes (problem/aligned_copies.hpp), as the copies' do.
 
 class Workspace {
  public:
@@ -37,7 +31,7 @@ class Workspace {
   Workspace& operator=(const Workspace&) = delete;
 
   // `bytes` of device memory for `what` (a phrase: "the aligned copies"), aligned to
-  // kWorkspacePartAlignment. *memory is null when there is none to have: the caller goes without
+  // kWorkspaceAlignment. *memory is null when there is none to have: the caller goes without
   // it, and shortfall() says so. Only CUDA errors other than a lack of memory fail.
   Status take(size_t bytes, const char* what, void** memory);
 
