@@ -184,7 +184,7 @@ if [ -n "${PYTHON_BENCH-1}" ] && [ -z "${SKIP_BENCH:-}" ] && [ -d "$BUILD/python
   { PYTHONPATH="$BUILD/python" timeout 600 python3 scripts/python-bench.py
     echo "C++ call (tilegemm run):"; tg run 4096 4096 4096 --dtype bf16 --reps 30; } \
     > "$OUT/python-bench.txt" 2>&1
-  grep -E " us$|TFLOP/s|tilegemm - torch" "$OUT/python-bench.txt" | tee -a "$summary"
+  grep -E " us host$|TFLOP/s|tilegemm - torch" "$OUT/python-bench.txt" | tee -a "$summary"
 fi
 
 python3 bench/plot.py "$OUT/bench.csv" "$OUT/square.png" > /dev/null 2>&1 ||

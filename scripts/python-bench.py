@@ -2,14 +2,21 @@
 """The Python layer's cost, measured against torch and against the C++ call.
 
   1. Per-call wall time of a small product (64 x 64 x 64 bf16 by default): tilegemm.matmul
-     against torch.matmul, each called N times in a row with no synchronisation in between (the
-     host's cost per call, as a model's eager loop pays it), median of R rounds.
+     against torch.matmul, each called N times in a row with no synchronisation in between (as a
+     model's eager loop pays it; where the device takes longer per call than the host, its pace),
+     and in bursts of 100 calls after a synchronisation (the host's cost alone), median of
+     rounds.
   2. A large product (4096^3 bf16): TFLOP/s of tilegemm.matmul from Python, timed with CUDA
      events around each call after an L2 flush, median of the reps, against torch.matmul in the
      same run. The C++ call's figure for the same shape comes from `tilegemm run` (gpu-check.sh
      prints both).
 
   PYTHONPATH=build-gpu/python python3 scripts/python-bench.py [--small 64] [--large 4096]
+
+With --breakdown, also the parts of a small call, each timed alone the same way: the result's
+allocation, a DLPack capsule, the current stream, the adapter's checks, and the native call (three
+capsules, the mapping, gemm()). `tilegemm run 64 64 64 --dtype bf16 --host-time` gives gemm()'s
+own host cost in C++.
 """
 
 import argparse
@@ -19,6 +26,9 @@ import time
 import torch
 
 import tilegemm
+
+
+BURST = 100  # calls in a burst: far fewer than CUDA's launch queue holds
 
 
 def per_call_us(fn, calls, rounds):
@@ -49,6 +59,42 @@ def event_ms(fn, reps, flush):
     return statistics.median(times)
 
 
+def breakdown(a, b, out, args):
+    from tilegemm import _torch
+    from tilegemm._arrays import adapter_of
+    native, capsule, stream = _torch._native, _torch._capsule, _torch._stream
+    adapter = adapter_of(a)
+    s = a.shape[0]
+    parts = [
+        ("torch.empty (the result)",
+         lambda: torch.empty((s, s), dtype=a.dtype, device=a.device)),
+        ("one DLPack capsule", lambda: capsule(a)),
+        ("the current stream", lambda: stream(a)),
+        ("torch.compiler.is_compiling()", torch.compiler.is_compiling),
+        ("the adapter's checks", lambda: adapter.arguments(a, b, None, 1.0, None, None, None,
+                                                           0.01, None, None, out)),
+        ("native run (3 capsules)", lambda: native.run(
+            capsule(a), capsule(b), capsule(out), None, None, 1.0, 0.0, "none", 0.01, False, "",
+            "auto", "auto", "", stream(a), None, False)),
+    ]
+    print("\nparts of a call, each alone:")
+    for name, fn in parts:
+        per_call_us(fn, 100, 2)
+        print(f"  {name:34s} {per_call_us(fn, args.calls, args.rounds):7.2f} us")
+
+    # The CUDA runtime calls inside each call (CUPTI through torch's profiler: the times include
+    # the tracing's own cost, so they are for comparing, not absolute).
+    from torch.profiler import ProfilerActivity, profile
+    for name, fn in [("tilegemm.matmul(a, b, out=out)", lambda: tilegemm.matmul(a, b, out=out)),
+                     ("torch.matmul(a, b, out=out)", lambda: torch.matmul(a, b, out=out))]:
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            for _ in range(200):
+                fn()
+            torch.cuda.synchronize()
+        print(f"\nprofile of 200 calls of {name}:")
+        print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=14))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--small", type=int, default=64)
@@ -56,6 +102,7 @@ def main():
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--reps", type=int, default=30)
+    parser.add_argument("--breakdown", action="store_true")
     args = parser.parse_args()
     print(f"tilegemm {tilegemm.__version__}, torch {torch.__version__}, "
           f"{torch.cuda.get_device_name()}")
@@ -70,15 +117,23 @@ def main():
         ("torch.matmul(a, b, out=out)", lambda: torch.matmul(a, b, out=out)),
         ("tilegemm.matmul(a, b, out=out)", lambda: tilegemm.matmul(a, b, out=out)),
     ]
-    print(f"\nper-call wall time, {s}x{s}x{s} bf16, {args.calls} calls in a row, median of "
-          f"{args.rounds} rounds:")
+    print(f"\nper-call wall time, {s}x{s}x{s} bf16: {args.calls} calls in a row (sustained: the "
+          f"device's pace bounds it where it is the slower) and bursts of {BURST} after a "
+          f"synchronisation (the host's cost alone), median of rounds:")
     results = {}
     for name, fn in cases:
         per_call_us(fn, 100, 2)  # warm-up
-        results[name] = per_call_us(fn, args.calls, args.rounds)
-        print(f"  {name:34s} {results[name]:7.2f} us")
-    print(f"  tilegemm - torch: {results['tilegemm.matmul(a, b)'] - results['torch.matmul(a, b)']:+.2f} us "
-          f"(out given: {results['tilegemm.matmul(a, b, out=out)'] - results['torch.matmul(a, b, out=out)']:+.2f} us)")
+        sustained = per_call_us(fn, args.calls, args.rounds)
+        host = per_call_us(fn, BURST, args.rounds * 5)
+        results[name] = (sustained, host)
+        print(f"  {name:34s} {sustained:7.2f} us sustained {host:7.2f} us host")
+    for i, what in enumerate(["sustained", "host"]):
+        print(f"  tilegemm - torch, {what}: "
+              f"{results['tilegemm.matmul(a, b)'][i] - results['torch.matmul(a, b)'][i]:+.2f} us "
+              f"(out given: {results['tilegemm.matmul(a, b, out=out)'][i] - results['torch.matmul(a, b, out=out)'][i]:+.2f} us)")
+
+    if args.breakdown:
+        breakdown(a, b, out, args)
 
     n = args.large
     a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)

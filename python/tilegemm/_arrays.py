@@ -129,10 +129,12 @@ class Adapter:
         native = self.native
         common["c"] = None if c is None else native(c)
         common["bias"] = None if bias is None else native(bias)
-        _native.run(native(a), native(b), native(out), **common, config=_text("config", config),
-                    kernel=_text("kernel", kernel, "auto"), backend=_text("backend", backend, "auto"),
-                    autotune=_text("autotune", autotune), stream=stream,
-                    workspace_alloc=self.workspace_alloc(a), report=False)
+        # Positional: nanobind matches keywords by name, a cost on every call.
+        _native.run(native(a), native(b), native(out), common["c"], common["bias"],
+                    common["alpha"], common["beta"], common["activation"],
+                    common["leaky_relu_slope"], common["tf32"], _text("config", config),
+                    _text("kernel", kernel, "auto"), _text("backend", backend, "auto"),
+                    _text("autotune", autotune), stream, self.workspace_alloc(a), False)
         return self.finish(out, stream) if not given else out
 
     def plan(self, a, b, *, c, alpha, beta, bias, activation, out_dtype, config, kernel, backend,
@@ -260,14 +262,18 @@ class JaxAdapter(Adapter):
         return out
 
 
-_ADAPTERS = {}
+_ADAPTERS = {}  # by the array's type, and by its library's module name
 
 
 def adapter_of(a):
     """The adapter of a's library, made on first use (importing the library only then)."""
+    adapter = _ADAPTERS.get(type(a))
+    if adapter is not None:
+        return adapter
     module = type(a).__module__.split(".")[0]
     adapter = _ADAPTERS.get(module)
     if adapter is not None:
+        _ADAPTERS[type(a)] = adapter
         return adapter
     if module == "torch":
         from ._torch import TorchAdapter
@@ -281,5 +287,5 @@ def adapter_of(a):
     else:
         raise TypeError(f"a: a {type(a).__module__}.{type(a).__name__}; tilegemm takes torch "
                         "tensors and NumPy, CuPy and JAX arrays")
-    _ADAPTERS[module] = adapter
+    _ADAPTERS[module] = _ADAPTERS[type(a)] = adapter
     return adapter

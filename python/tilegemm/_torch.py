@@ -19,6 +19,10 @@ _to_dlpack = getattr(torch._C, "_to_dlpack", None) or torch.utils.dlpack.to_dlpa
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
 
+def _requires_grad(x):
+    return getattr(x, "requires_grad", False)
+
+
 def _capsule(t):
     return _to_dlpack(t.detach() if t.requires_grad else t)
 
@@ -34,18 +38,15 @@ def _stream(like):
 def _workspace_alloc(like):
     if not like.is_cuda:
         return None
-    device = like.device
-    return lambda size: torch.empty(size, dtype=torch.uint8, device=device)
+    return lambda size: torch.empty(size, dtype=torch.uint8, device=like.device)
 
 
 def _run(a, b, out, c, bias, alpha, beta, activation, leaky_relu_slope, tf32, config, kernel,
          backend, autotune):
-    _native.run(_capsule(a), _capsule(b), _capsule(out),
-                c=None if c is None else _capsule(c),
-                bias=None if bias is None else _capsule(bias), alpha=alpha, beta=beta,
-                activation=activation, leaky_relu_slope=leaky_relu_slope, tf32=tf32, config=config, kernel=kernel,
-                backend=backend, autotune=autotune, stream=_stream(a),
-                workspace_alloc=_workspace_alloc(a), report=False)
+    _native.run(_capsule(a), _capsule(b), _capsule(out), None if c is None else _capsule(c),
+                None if bias is None else _capsule(bias), alpha, beta, activation,
+                leaky_relu_slope, tf32, config, kernel, backend, autotune, _stream(a),
+                _workspace_alloc(a), False)
 
 
 @torch.library.custom_op("tilegemm::matmul", mutates_args=())
@@ -143,8 +144,9 @@ class TorchAdapter(Adapter):
 
     def matmul(self, a, b, *, out, **kwargs):
         traced = torch.compiler.is_compiling()
-        needs_grad = torch.is_grad_enabled() and any(
-            getattr(x, "requires_grad", False) for x in (a, b, kwargs["c"], kwargs["bias"]))
+        needs_grad = torch.is_grad_enabled() and (
+            _requires_grad(a) or _requires_grad(b) or _requires_grad(kwargs["c"])
+            or _requires_grad(kwargs["bias"]))
         if not traced and not needs_grad:
             return super().matmul(a, b, out=out, **kwargs)
         common, out_dtype = self.arguments(

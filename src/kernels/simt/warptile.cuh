@@ -371,8 +371,8 @@ Status launch_shape(const GemmArgs& args, bool vector, cudaStream_t stream) {
     auto* kernel =
         warptile_gemm<S, decltype(a_k)::value, decltype(b_k)::value, decltype(vec)::value>;
     // More than 48 KB of dynamic shared memory must be asked for, per kernel.
-    status = cuda_status(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSharedBytes),
+    status = allow_dynamic_shared_bytes(
+        reinterpret_cast<const void*>(kernel), S::kSharedBytes,
         "warptile_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
     if (!status.ok()) return;
     kernel<<<grid, S::kThreads, S::kSharedBytes, stream>>>(args);

@@ -43,8 +43,8 @@ Status launch_grouped_shape(const GemmArgs& args, cudaStream_t stream) {
   constexpr int kSmem = int(shared_bytes<kShape>());
   auto* kernel = b.mn_major ? sm90_grouped_gemm<E, ShapeTag<kShape>, true>
                             : sm90_grouped_gemm<E, ShapeTag<kShape>, false>;
-  if (Status s = cuda_status(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem),
+  if (Status s = allow_dynamic_shared_bytes(
+          reinterpret_cast<const void*>(kernel), kSmem,
           "sm90_grouped_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
       !s.ok()) {
     return s;

@@ -158,8 +158,8 @@ Status launch_shape(const GemmArgs& args, gpu::Workspace& workspace) {
 
   Status status;
   auto launch_kernel = [&](auto* kernel) {
-    status = cuda_status(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem),
+    status = allow_dynamic_shared_bytes(
+        reinterpret_cast<const void*>(kernel), kSmem,
         "sm90_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
     if (!status.ok()) return;
     int slots = sms / kCluster;  // clusters the grid may have
