@@ -24,7 +24,9 @@ def main(argv):
         print("plot.py needs matplotlib: apt-get install python3-matplotlib "
               "(or pip install matplotlib)", file=sys.stderr)
         return 1
-    rows = [r for r in csv.DictReader(open(src)) if r["suite"] == suite]
+    # Cold figures (L2 flushed) only, where the CSV holds warm ones too.
+    rows = [r for r in csv.DictReader(open(src))
+            if r["suite"] == suite and r.get("timing", "cold") == "cold"]
     if not rows:
         print(f"plot.py: no rows of suite '{suite}' in {src}", file=sys.stderr)
         return 1

@@ -1,5 +1,6 @@
 // tilegemm bench: tilegemm and cuBLAS side by side on shape suites, same inputs, one process.
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -21,9 +22,46 @@ namespace {
 struct BenchOptions {
   std::string suite = "square", shapes_file, dtype = "bf16", dtype_b, layouts, kernel = "auto";
   std::string config, autotune, csv, json, plot, scale_mode = "none";
-  bool fast_accum = false;
+  bool fast_accum = false, warm = false;
   int reps = 20;
 };
+
+// The driver's version as nvidia-smi prints it, from NVML, opened at run time (the command starts
+// without it); else the CUDA version the driver supports.
+std::string driver_version() {
+  std::string text;
+  if (void* nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL)) {
+    using Call = int (*)();
+    using Version = int (*)(char*, unsigned);
+    const auto init = reinterpret_cast<Call>(dlsym(nvml, "nvmlInit_v2"));
+    const auto shutdown = reinterpret_cast<Call>(dlsym(nvml, "nvmlShutdown"));
+    const auto version = reinterpret_cast<Version>(dlsym(nvml, "nvmlSystemGetDriverVersion"));
+    if (init && shutdown && version && init() == 0) {  // 0: NVML_SUCCESS
+      char buffer[96] = {};
+      if (version(buffer, sizeof buffer) == 0) text = buffer;
+      shutdown();
+    }
+    dlclose(nvml);
+  }
+  int cuda = 0;
+  if (text.empty() && cudaDriverGetVersion(&cuda) == cudaSuccess && cuda > 0) {
+    text = "CUDA " + std::to_string(cuda / 1000) + "." + std::to_string(cuda % 1000 / 10);
+  }
+  return text.empty() ? "unknown" : text;
+}
+
+// The reps' spread of tilegemm's and (where it ran) cuBLAS's milliseconds, into a row.
+void set_times(const std::vector<TimeSpread>& ms, L2State l2, BenchRow* r) {
+  r->timing = l2 == L2State::warm ? "warm" : "cold";
+  r->tilegemm_ms = ms[0].median;
+  r->tilegemm_ms_min = ms[0].min;
+  r->tilegemm_ms_max = ms[0].max;
+  if (ms.size() > 1) {
+    r->cublas_ms = ms[1].median;
+    r->cublas_ms_min = ms[1].min;
+    r->cublas_ms_max = ms[1].max;
+  }
+}
 
 // "NN" = A row-major (not transposed), B row-major; "T" = that operand column-major, i.e. the
 // transpose of a row-major matrix is what is stored. D and C are row-major.
@@ -69,7 +107,7 @@ BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o,
   const int reps = flops > 2e12 ? std::max(3, o.reps / 4) : o.reps;
   std::vector<std::function<Status()>> calls = {[&] { return gemm(p, options); }};
   if (compared) calls.push_back([&] { return cublas_gemm(p, cublas_d); });
-  auto ms = timer.median_ms(calls, reps);
+  const std::vector<TimeSpread> spread = timer.spread_ms(calls, reps);
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
 
   // Accuracy against cuBLAS on the same inputs, from a poisoned output (where cuBLAS ran; else
@@ -103,15 +141,14 @@ BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o,
   r.layouts = o.layouts.empty() ? default_layouts(dtype) : o.layouts;
   r.kernel = report.kernel;
   r.config = to_string(report.config);
-  r.tilegemm_ms = ms[0];
-  r.tilegemm_tflops = flops / (ms[0] * 1e-3) / 1e12;
+  set_times(spread, timer.l2_state(), &r);
+  r.tilegemm_tflops = flops / (r.tilegemm_ms * 1e-3) / 1e12;
   if (compared) {
-    r.cublas_ms = ms[1];
-    r.cublas_tflops = flops / (ms[1] * 1e-3) / 1e12;
+    r.cublas_tflops = flops / (r.cublas_ms * 1e-3) / 1e12;
     r.ratio = r.tilegemm_tflops / r.cublas_tflops;
   }
   r.percent_of_ceiling = ceiling > 0 ? 100.0 * r.tilegemm_tflops / ceiling : 0.0;
-  r.tilegemm_gbs = w->min_bytes() / (ms[0] * 1e-3) / 1e9;
+  r.tilegemm_gbs = w->min_bytes() / (r.tilegemm_ms * 1e-3) / 1e9;
   // Same measure as `run --check`; NaN or inf in our output reads as +inf.
   r.relative_error = compared ? reference::relative_error(ours, theirs) : reference_error;
   r.note = report.aligned_copies;
@@ -198,7 +235,8 @@ BenchRow bench_moe_case(const MoeCase& c, const BenchOptions& o, const harness::
   if (Status s = cublas_loop(); !s.ok()) fail(s.message);
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
   const GemmOptions options = timed_options(first_options);
-  auto ms = timer.median_ms({[&] { return gemm(p, options); }, cublas_loop}, o.reps);
+  const std::vector<TimeSpread> spread =
+      timer.spread_ms({[&] { return gemm(p, options); }, cublas_loop}, o.reps);
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
   cudaFree(cublas_d);
   if (Status s = w->poison_output(); !s.ok()) fail(s.message);
@@ -215,13 +253,12 @@ BenchRow bench_moe_case(const MoeCase& c, const BenchOptions& o, const harness::
   r.kernel = report.kernel;
   r.config = to_string(report.config);
   const double flops = 2.0 * double(r.m) * c.n * c.k;
-  r.tilegemm_ms = ms[0];
-  r.tilegemm_tflops = flops / (ms[0] * 1e-3) / 1e12;
-  r.cublas_ms = ms[1];
-  r.cublas_tflops = flops / (ms[1] * 1e-3) / 1e12;
+  set_times(spread, timer.l2_state(), &r);
+  r.tilegemm_tflops = flops / (r.tilegemm_ms * 1e-3) / 1e12;
+  r.cublas_tflops = flops / (r.cublas_ms * 1e-3) / 1e12;
   r.ratio = r.tilegemm_tflops / r.cublas_tflops;
   r.percent_of_ceiling = ceiling > 0 ? 100.0 * r.tilegemm_tflops / ceiling : 0.0;
-  r.tilegemm_gbs = w->min_bytes() / (ms[0] * 1e-3) / 1e9;
+  r.tilegemm_gbs = w->min_bytes() / (r.tilegemm_ms * 1e-3) / 1e9;
   // A sample of rows: the groups' reference runs group by group on the host.
   r.relative_error = w->check(2e10);
   r.note = c.name + ": " + std::to_string(c.rows.size()) + " groups (" +
@@ -275,11 +312,24 @@ void bench_command(const BenchOptions& o) {
   options.autotune = autotune_option(o.autotune);
   if (devices().empty()) fail("bench needs a CUDA device (it compares with cuBLAS)");
 
-  GpuTimer timer;
-  const double ceiling = measure_cublas_tflops(timer, dtype);
+  double ceiling = 0.0;
+  {
+    GpuTimer cold;
+    ceiling = measure_cublas_tflops(cold, dtype);
+  }
+  GpuTimer timer(nullptr, o.warm ? L2State::warm : L2State::cold);
   const auto dev = devices()[0];
-  std::printf("device: %s (%d SMs); ceiling: cuBLAS %s 8192^3 = %.1f TFLOP/s (measured now)\n",
-              dev.name.c_str(), dev.sm_count, o.dtype.c_str(), ceiling);
+  const std::string driver = driver_version(), commit = source_commit();
+  std::printf(
+      "device: %s (%d SMs), driver %s; source %s; ceiling: cuBLAS %s 8192^3 = %.1f "
+      "TFLOP/s (measured now)\n",
+      dev.name.c_str(), dev.sm_count, driver.c_str(), commit.c_str(), o.dtype.c_str(), ceiling);
+  if (o.warm) {
+    std::printf("timing: warm (no L2 flush; %d calls back to back between two events)\n",
+                kWarmCalls);
+  } else {
+    std::printf("timing: cold (L2 flushed before each call)\n");
+  }
   std::printf("%-9s %6s %6s %6s  %-4s %-2s  %-8s %-27s %8s %8s %7s %6s %8s  %s\n", "suite", "M",
               "N", "K", "type", "ly", "kernel", "config", "tilegemm", "cuBLAS", "ratio", "%ceil",
               "GB/s", "rel.err");
@@ -295,6 +345,11 @@ void bench_command(const BenchOptions& o) {
     }
   }
 
+  for (BenchRow& r : rows) {
+    r.gpu = dev.name;
+    r.driver = driver;
+    r.commit = commit;
+  }
   std::printf("geometric means (TFLOP/s tilegemm / cuBLAS, ratio):\n");
   std::vector<std::string> suites = suite_names();
   suites.push_back("moe");
@@ -355,6 +410,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--autotune", o.autotune,
                   "off, on-miss or always (default: $TILEGEMM_AUTOTUNE, else off)");
   cmd->add_option("--reps", o.reps, "timed repetitions per implementation")->capture_default_str();
+  cmd->add_flag("--warm", o.warm,
+                "time with the operands in L2: no flush, 10 calls back to back per rep "
+                "(default: cold, L2 flushed before each call)");
   cmd->add_option("--csv", o.csv, "write the table as CSV");
   cmd->add_option("--json", o.json, "write the table as JSON");
   cmd->add_option("--plot", o.plot, "draw TFLOP/s against size (.png or .svg; needs matplotlib)");

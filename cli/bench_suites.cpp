@@ -103,14 +103,18 @@ std::string quoted(const std::string& text) {
 }  // namespace
 
 void write_csv(std::ostream& out, const std::vector<BenchRow>& rows) {
-  out << "suite,m,n,k,dtype,layouts,kernel,config,tilegemm_ms,cublas_ms,tilegemm_tflops,"
-         "cublas_tflops,ratio,percent_of_ceiling,tilegemm_gbs,relative_error,note\n";
+  out << "suite,m,n,k,dtype,layouts,kernel,config,timing,tilegemm_ms,tilegemm_ms_min,"
+         "tilegemm_ms_max,cublas_ms,cublas_ms_min,cublas_ms_max,tilegemm_tflops,cublas_tflops,"
+         "ratio,percent_of_ceiling,tilegemm_gbs,relative_error,gpu,driver,commit,note\n";
   for (const auto& r : rows) {
     out << r.suite << ',' << r.m << ',' << r.n << ',' << r.k << ',' << r.dtype << ',' << r.layouts
-        << ',' << r.kernel << ',' << r.config << ',' << std::setprecision(6) << r.tilegemm_ms << ','
-        << r.cublas_ms << ',' << r.tilegemm_tflops << ',' << r.cublas_tflops << ',' << r.ratio
-        << ',' << r.percent_of_ceiling << ',' << r.tilegemm_gbs << ',' << r.relative_error << ','
-        << quoted(r.note) << '\n';
+        << ',' << r.kernel << ',' << r.config << ',' << r.timing << ',' << std::setprecision(6)
+        << r.tilegemm_ms << ',' << r.tilegemm_ms_min << ',' << r.tilegemm_ms_max << ','
+        << r.cublas_ms << ',' << r.cublas_ms_min << ',' << r.cublas_ms_max << ','
+        << r.tilegemm_tflops << ',' << r.cublas_tflops << ',' << r.ratio << ','
+        << r.percent_of_ceiling << ',' << r.tilegemm_gbs << ',' << r.relative_error << ','
+        << quoted(r.gpu) << ',' << quoted(r.driver) << ',' << r.commit << ',' << quoted(r.note)
+        << '\n';
   }
 }
 
@@ -125,14 +129,22 @@ void write_json(std::ostream& out, const std::vector<BenchRow>& rows) {
                  {"layouts", r.layouts},
                  {"kernel", r.kernel},
                  {"config", r.config},
+                 {"timing", r.timing},
                  {"tilegemm_ms", r.tilegemm_ms},
+                 {"tilegemm_ms_min", r.tilegemm_ms_min},
+                 {"tilegemm_ms_max", r.tilegemm_ms_max},
                  {"cublas_ms", r.cublas_ms},
+                 {"cublas_ms_min", r.cublas_ms_min},
+                 {"cublas_ms_max", r.cublas_ms_max},
                  {"tilegemm_tflops", r.tilegemm_tflops},
                  {"cublas_tflops", r.cublas_tflops},
                  {"ratio", r.ratio},
                  {"percent_of_ceiling", r.percent_of_ceiling},
                  {"tilegemm_gbs", r.tilegemm_gbs},
                  {"relative_error", r.relative_error},
+                 {"gpu", r.gpu},
+                 {"driver", r.driver},
+                 {"commit", r.commit},
                  {"note", r.note}});
     if (!r.groups.empty()) j.back()["groups"] = r.groups;
   }

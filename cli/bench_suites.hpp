@@ -37,7 +37,9 @@ std::vector<MoeCase> moe_cases();
 struct BenchRow {
   std::string suite, dtype, layouts, kernel, config;
   int64_t m = 0, n = 0, k = 0;
-  double tilegemm_ms = 0, cublas_ms = 0;
+  std::string timing = "cold";  // the L2 state of the timed calls: "cold" (flushed) or "warm"
+  double tilegemm_ms = 0, cublas_ms = 0;  // medians per call, and the reps' spread:
+  double tilegemm_ms_min = 0, tilegemm_ms_max = 0, cublas_ms_min = 0, cublas_ms_max = 0;
   double tilegemm_tflops = 0, cublas_tflops = 0, ratio = 0;
   double percent_of_ceiling = 0;  // tilegemm vs the measured cuBLAS peak of the dtype
   double tilegemm_gbs = 0;        // achieved bandwidth over the minimum bytes
@@ -45,6 +47,8 @@ struct BenchRow {
   std::string note;  // what gemm() did first, e.g. the aligned copies (GemmReport::aligned_copies)
   // A grouped row's groups: the form and each group's rows (JSON only), e.g. "offsets 512,512".
   std::string groups;
+  // The run's machine and source: the GPU's name, its driver, the source tree's commit.
+  std::string gpu, driver, commit;
 };
 
 void write_csv(std::ostream& out, const std::vector<BenchRow>& rows);

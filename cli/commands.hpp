@@ -60,4 +60,8 @@ std::string with_option_names(const std::string& message);
 // on stderr. Fails when the GPU is asked for and absent.
 bool use_gpu(Backend asked);
 
+// The source tree's git commit the command was built from, "-dirty" when it had changes, or
+// "unknown" (generated at build time by cmake/source_commit.cmake).
+const char* source_commit();
+
 }  // namespace tilegemm::cli

@@ -7,7 +7,10 @@ namespace tilegemm::cli {
 
 using autotune::Enqueue;
 using autotune::GpuTimer;
+using autotune::kWarmCalls;
+using autotune::L2State;
 using autotune::median;
+using autotune::TimeSpread;
 
 // Measured device ceilings: device-to-device copy bandwidth (bytes read + written per second)
 // and cuBLAS's rate at 8192^3 for a dtype.

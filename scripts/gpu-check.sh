@@ -9,6 +9,7 @@
 #   GPU_TESTS=Grouped scripts/gpu-check.sh      # only the gpu tests whose names match
 #   SKIP_BENCH=1 scripts/gpu-check.sh           # build + tests + checks, no benchmark
 #   BENCH_ARGS="--kernel sm80" scripts/gpu-check.sh   # extra options for every bench run
+#   BENCH_TIMINGS=cold scripts/gpu-check.sh     # dense suites cold only (default: cold and warm)
 #   FP8_BENCH="tensor block" scripts/gpu-check.sh      # fp8 scale modes benched (default: all)
 #   MOE_BENCH="NT" scripts/gpu-check.sh         # moe suite layouts (default NN NT), with torch
 #   PYTHON_BENCH= scripts/gpu-check.sh          # without the Python layer's bench (needs torch)
@@ -22,6 +23,7 @@ BENCH_SUITES=${BENCH_SUITES:-all}
 BENCH_DTYPES=${BENCH_DTYPES:-fp32 bf16 fp16 tf32}
 BENCH_REPS=${BENCH_REPS:-20}
 BENCH_ARGS=${BENCH_ARGS:-}
+BENCH_TIMINGS=${BENCH_TIMINGS:-cold warm}
 FP8_BENCH=${FP8_BENCH-tensor tensor/fast channel block}
 [ -n "${SKIP_BENCH:-}" ] && FP8_BENCH=""
 MOE_BENCH=${MOE_BENCH-NN NT}
@@ -146,11 +148,14 @@ done
 # (BENCH_SUITES=none runs no dense suite: an empty value means the default, all.)
 [ "$BENCH_SUITES" = none ] && BENCH_SUITES=""
 : > "$OUT/bench.log"
-for dtype in $BENCH_DTYPES; do
-  for suite in $BENCH_SUITES; do
-    # shellcheck disable=SC2086
-    timeout 300 "$BUILD/tilegemm" bench --suite "$suite" --dtype "$dtype" --reps "$BENCH_REPS" \
-      $BENCH_ARGS --csv "$OUT/part-$dtype-$suite.csv" 2>&1 | tee -a "$OUT/bench.log"
+for timing in $BENCH_TIMINGS; do
+  warm=""; [ "$timing" = warm ] && warm="--warm"
+  for dtype in $BENCH_DTYPES; do
+    for suite in $BENCH_SUITES; do
+      # shellcheck disable=SC2086
+      timeout 300 "$BUILD/tilegemm" bench --suite "$suite" --dtype "$dtype" --reps "$BENCH_REPS" \
+        $warm $BENCH_ARGS --csv "$OUT/part-$timing-$dtype-$suite.csv" 2>&1 | tee -a "$OUT/bench.log"
+    done
   done
 done
 merge_csvs "$OUT"/part- "$OUT/bench.csv"

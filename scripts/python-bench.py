@@ -82,6 +82,19 @@ def breakdown(a, b, out, args):
         per_call_us(fn, 100, 2)
         print(f"  {name:34s} {per_call_us(fn, args.calls, args.rounds):7.2f} us")
 
+    # Calls in a row, round by round, with Python's cyclic garbage collector on and off: where
+    # the sustained figure departs from the host's, whether rounds or collections make it.
+    import gc
+    for name, fn in [("tilegemm.matmul(a, b)", lambda: tilegemm.matmul(a, b)),
+                     ("torch.matmul(a, b)", lambda: torch.matmul(a, b))]:
+        for collector in ("on", "off"):
+            if collector == "off":
+                gc.disable()
+            rounds = [per_call_us(fn, args.calls, 1) for _ in range(args.rounds)]
+            gc.enable()
+            print(f"  {name} {args.calls} in a row, gc {collector}: "
+                  + " ".join(f"{r:.1f}" for r in rounds) + " us")
+
     # The CUDA runtime calls inside each call (CUPTI through torch's profiler: the times include
     # the tracing's own cost, so they are for comparing, not absolute).
     from torch.profiler import ProfilerActivity, profile

@@ -40,10 +40,8 @@ def matmul(a, b, *, c=None, alpha=1.0, beta=None, bias=None, activation=None,
 
     Every bad argument raises TypeError or ValueError naming it, with ``out`` left as it was.
     """
-    return adapter_of(a).matmul(
-        a, b, c=c, alpha=alpha, beta=beta, bias=bias, activation=activation,
-        leaky_relu_slope=leaky_relu_slope, out_dtype=out_dtype, out=out, config=config,
-        kernel=kernel, backend=backend, input_precision=input_precision, autotune=autotune)
+    return adapter_of(a).matmul(a, b, c, alpha, beta, bias, activation, leaky_relu_slope,
+                                out_dtype, out, config, kernel, backend, input_precision, autotune)
 
 
 def plan(a, b, *, c=None, alpha=1.0, beta=None, bias=None, activation=None, out_dtype=None,
@@ -55,10 +53,8 @@ def plan(a, b, *, c=None, alpha=1.0, beta=None, bias=None, activation=None, out_
     workspace_bytes, and the problem as tilegemm reads it (m, n, k, batch_count, layouts,
     leading dimensions). The arrays' values are never read.
     """
-    return adapter_of(a).plan(
-        a, b, c=c, alpha=alpha, beta=beta, bias=bias, activation=activation,
-        out_dtype=out_dtype, config=config, kernel=kernel, backend=backend,
-        input_precision=input_precision, autotune=autotune)
+    return adapter_of(a).plan(a, b, c, alpha, beta, bias, activation, out_dtype, config, kernel,
+                              backend, input_precision, autotune)
 
 
 def tune(a, b, *, c=None, alpha=1.0, beta=None, bias=None, activation=None, out_dtype=None,
@@ -67,9 +63,8 @@ def tune(a, b, *, c=None, alpha=1.0, beta=None, bias=None, activation=None, out_
     stores the winner in the tuning cache that ``autotune="on-miss"`` reads, and returns a dict:
     tuning_key, candidates (kernel, config, ms, tflops, dropped, heuristic), fastest first,
     pruned, seconds, cache_file."""
-    return adapter_of(a).tune(
-        a, b, c=c, alpha=alpha, beta=beta, bias=bias, activation=activation,
-        out_dtype=out_dtype, kernel=kernel, input_precision=input_precision)
+    return adapter_of(a).tune(a, b, c, alpha, beta, bias, activation, out_dtype, kernel,
+                              input_precision)
 
 
 def explain(m, n, k, *, config="128x128x64/g8/s4/w8", pid=None):

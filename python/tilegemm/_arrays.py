@@ -91,7 +91,9 @@ class Adapter:
 
     def arguments(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope, input_precision,
                   out_dtype=None, out=None):
-        """Checks what Python can check and returns the native call's common arguments."""
+        """Checks what Python can check. Returns the native calls' arguments after a, b and out,
+        in their order (c, bias, alpha, beta, activation, leaky_relu_slope, tf32), and out_dtype
+        as the library's dtype."""
         self.check_array("a", a)
         self.check_array("b", b)
         self.check_array("c", c, optional=True)
@@ -111,11 +113,11 @@ class Adapter:
             tf32 = precision == "tf32"
         else:
             raise ValueError(f"input_precision: {precision!r} is not None, 'ieee' or 'tf32'")
-        return dict(c=c, bias=bias, alpha=alpha, beta=beta,
-                    activation=resolve_activation(activation), leaky_relu_slope=slope,
-                    tf32=tf32), out_dtype
+        return (c, bias, alpha, beta, resolve_activation(activation), slope, tf32), out_dtype
 
-    def matmul(self, a, b, *, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype, out,
+    # Every argument positional, from tilegemm.matmul down to the native call: keywords cost a
+    # dictionary and a match by name at each step, a few microseconds a call in all.
+    def matmul(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype, out,
                config, kernel, backend, input_precision, autotune):
         common, out_dtype = self.arguments(a, b, c, alpha, beta, bias, activation,
                                            leaky_relu_slope, input_precision, out_dtype, out)
@@ -127,34 +129,29 @@ class Adapter:
             self.check_writable(out)
         stream = self.stream(a)
         native = self.native
-        common["c"] = None if c is None else native(c)
-        common["bias"] = None if bias is None else native(bias)
-        # Positional: nanobind matches keywords by name, a cost on every call.
-        _native.run(native(a), native(b), native(out), common["c"], common["bias"],
-                    common["alpha"], common["beta"], common["activation"],
-                    common["leaky_relu_slope"], common["tf32"], _text("config", config),
-                    _text("kernel", kernel, "auto"), _text("backend", backend, "auto"),
-                    _text("autotune", autotune), stream, self.workspace_alloc(a), False)
+        _native.run(native(a), native(b), native(out), None if c is None else native(c),
+                    None if bias is None else native(bias), *common[2:],
+                    _text("config", config), _text("kernel", kernel, "auto"),
+                    _text("backend", backend, "auto"), _text("autotune", autotune), stream,
+                    self.workspace_alloc(a), False)
         return self.finish(out, stream) if not given else out
 
-    def plan(self, a, b, *, c, alpha, beta, bias, activation, out_dtype, config, kernel, backend,
+    def plan(self, a, b, c, alpha, beta, bias, activation, out_dtype, config, kernel, backend,
              input_precision, autotune):
         common, out_dtype = self.arguments(a, b, c, alpha, beta, bias, activation, 0.01,
                                            input_precision, out_dtype)
         out = self.empty(output_shape(a.shape, b.shape),
                          a.dtype if out_dtype is None else out_dtype, a)
-        return _native.plan(a, b, out, **common, config=_text("config", config),
-                            kernel=_text("kernel", kernel, "auto"),
-                            backend=_text("backend", backend, "auto"),
-                            autotune=_text("autotune", autotune), stream=self.stream(a))
+        return _native.plan(a, b, out, *common, _text("config", config),
+                            _text("kernel", kernel, "auto"), _text("backend", backend, "auto"),
+                            _text("autotune", autotune), self.stream(a))
 
-    def tune(self, a, b, *, c, alpha, beta, bias, activation, out_dtype, kernel, input_precision):
+    def tune(self, a, b, c, alpha, beta, bias, activation, out_dtype, kernel, input_precision):
         common, out_dtype = self.arguments(a, b, c, alpha, beta, bias, activation, 0.01,
                                            input_precision, out_dtype)
         out = self.empty(output_shape(a.shape, b.shape),
                          a.dtype if out_dtype is None else out_dtype, a)
-        return _native.tune(a, b, out, **common, kernel=_text("kernel", kernel, "auto"),
-                            stream=self.stream(a))
+        return _native.tune(a, b, out, *common, _text("kernel", kernel, "auto"), self.stream(a))
 
     def check_writable(self, out):
         pass
@@ -249,13 +246,15 @@ class JaxAdapter(Adapter):
                             "bfloat16")
         return dtype
 
-    def matmul(self, a, b, *, out, **kwargs):
+    def matmul(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype, out,
+               config, kernel, backend, input_precision, autotune):
         if out is not None:
             raise ValueError("out: JAX arrays are immutable; matmul returns a new one")
-        for x in (a, b, kwargs.get("c"), kwargs.get("bias")):
+        for x in (a, b, c, bias):
             if x is not None and self.owns(x):
                 x.block_until_ready()
-        return super().matmul(a, b, out=None, **kwargs)
+        return super().matmul(a, b, c, alpha, beta, bias, activation, leaky_relu_slope,
+                              out_dtype, None, config, kernel, backend, input_precision, autotune)
 
     def finish(self, out, stream):
         _native.synchronize(stream)

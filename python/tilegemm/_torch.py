@@ -122,7 +122,7 @@ class TorchAdapter(Adapter):
         return isinstance(x, torch.Tensor)
 
     def empty(self, shape, dtype, like):
-        return torch.empty(shape, dtype=dtype, device=like.device)
+        return like.new_empty(shape, dtype=dtype)  # a's device; fewer arguments to parse
 
     def dtype_of(self, value):
         if not isinstance(value, torch.dtype) or value not in self.dtypes:
@@ -142,21 +142,20 @@ class TorchAdapter(Adapter):
     def default_tf32(self, a):
         return a.dtype == torch.float32 and a.is_cuda and torch.backends.cuda.matmul.allow_tf32
 
-    def matmul(self, a, b, *, out, **kwargs):
+    def matmul(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype, out,
+               config, kernel, backend, input_precision, autotune):
         traced = torch.compiler.is_compiling()
         needs_grad = torch.is_grad_enabled() and (
-            _requires_grad(a) or _requires_grad(b) or _requires_grad(kwargs["c"])
-            or _requires_grad(kwargs["bias"]))
+            _requires_grad(a) or _requires_grad(b) or _requires_grad(c) or _requires_grad(bias))
         if not traced and not needs_grad:
-            return super().matmul(a, b, out=out, **kwargs)
-        common, out_dtype = self.arguments(
-            a, b, kwargs["c"], kwargs["alpha"], kwargs["beta"], kwargs["bias"],
-            kwargs["activation"], kwargs["leaky_relu_slope"], kwargs["input_precision"],
-            kwargs["out_dtype"], out)
-        result = matmul_op(a, b, common["c"], common["bias"], common["alpha"], common["beta"],
-                           common["activation"], common["leaky_relu_slope"], out_dtype,
-                           common["tf32"], kwargs["config"] or "", kwargs["kernel"] or "auto",
-                           kwargs["backend"] or "auto", kwargs["autotune"] or "")
+            return Adapter.matmul(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope,
+                                  out_dtype, out, config, kernel, backend, input_precision,
+                                  autotune)
+        common, out_dtype = self.arguments(a, b, c, alpha, beta, bias, activation,
+                                           leaky_relu_slope, input_precision, out_dtype, out)
+        c, bias, alpha, beta, activation, slope, tf32 = common
+        result = matmul_op(a, b, c, bias, alpha, beta, activation, slope, out_dtype, tf32,
+                           config or "", kernel or "auto", backend or "auto", autotune or "")
         if out is None:
             return result
         return out.copy_(result)

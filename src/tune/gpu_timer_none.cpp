@@ -6,8 +6,13 @@
 
 namespace tilegemm::autotune {
 
-GpuTimer::GpuTimer(void* stream) : stream_(stream) {}
+GpuTimer::GpuTimer(void* stream, L2State state) : l2_(state), stream_(stream) {}
 GpuTimer::~GpuTimer() = default;
+
+std::vector<TimeSpread> GpuTimer::spread_ms(const std::vector<Enqueue>& work, int, int) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  return std::vector<TimeSpread>(work.size(), TimeSpread{nan, nan, nan});
+}
 
 std::vector<double> GpuTimer::median_ms(const std::vector<Enqueue>& work, int, int) {
   return std::vector<double>(work.size(), std::numeric_limits<double>::quiet_NaN());

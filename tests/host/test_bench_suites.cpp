@@ -64,10 +64,52 @@ TEST(BenchSuites, CsvHasAHeaderAndOneLinePerRow) {
   std::ostringstream out;
   write_csv(out, {row("square", 10, 20), row("llm", 30, 30)});
   const std::string csv = out.str();
-  EXPECT_EQ(csv.rfind("suite,m,n,k,dtype,layouts,kernel,config,tilegemm_ms", 0), 0u);
+  EXPECT_EQ(csv.rfind("suite,m,n,k,dtype,layouts,kernel,config,timing,tilegemm_ms,", 0), 0u);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);
-  EXPECT_NE(csv.find("square,1024,1024,1024,bf16,NN,warptile,128x128x16/g8/s2/w8/wt64x32"),
+  EXPECT_NE(csv.find("square,1024,1024,1024,bf16,NN,warptile,128x128x16/g8/s2/w8/wt64x32,cold,"),
             std::string::npos);
+}
+
+TEST(BenchSuites, CsvCarriesTheSpreadTheTimingAndTheRunsMachineAndSource) {
+  BenchRow r = row("square", 10, 20);
+  r.timing = "warm";
+  r.tilegemm_ms = 2.5;
+  r.tilegemm_ms_min = 2.25;
+  r.tilegemm_ms_max = 3.75;
+  r.cublas_ms = 1.5;
+  r.cublas_ms_min = 1.25;
+  r.cublas_ms_max = 1.75;
+  r.gpu = "NVIDIA H100 80GB HBM3";
+  r.driver = "580.159.04";
+  r.commit = "0123456789ab-dirty";
+  std::ostringstream out;
+  write_csv(out, {r});
+  const std::string csv = out.str();
+  const std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_NE(header.find(",timing,tilegemm_ms,tilegemm_ms_min,tilegemm_ms_max,cublas_ms,"
+                        "cublas_ms_min,cublas_ms_max,"),
+            std::string::npos);
+  EXPECT_NE(header.find(",gpu,driver,commit,note"), std::string::npos);
+  EXPECT_NE(csv.find(",warm,2.5,2.25,3.75,1.5,1.25,1.75,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",\"NVIDIA H100 80GB HBM3\",\"580.159.04\",0123456789ab-dirty,"),
+            std::string::npos)
+      << csv;
+  // Every line has as many fields as the header (the quoted ones hold no commas here).
+  const auto fields = [](const std::string& line) {
+    return std::count(line.begin(), line.end(), ',');
+  };
+  const std::string line =
+      csv.substr(header.size() + 1, csv.find('\n', header.size() + 1) - header.size() - 1);
+  EXPECT_EQ(fields(line), fields(header));
+
+  std::ostringstream json;
+  write_json(json, {r});
+  auto j = nlohmann::json::parse(json.str());
+  EXPECT_EQ(j[0]["timing"], "warm");
+  EXPECT_DOUBLE_EQ(j[0]["tilegemm_ms_max"].get<double>(), 3.75);
+  EXPECT_DOUBLE_EQ(j[0]["cublas_ms_min"].get<double>(), 1.25);
+  EXPECT_EQ(j[0]["commit"], "0123456789ab-dirty");
+  EXPECT_EQ(j[0]["driver"], "580.159.04");
 }
 
 TEST(BenchSuites, CsvNoteIsOneQuotedField) {
@@ -76,7 +118,7 @@ TEST(BenchSuites, CsvNoteIsOneQuotedField) {
   std::ostringstream out;
   write_csv(out, {r, row("square", 10, 20)});
   const std::string csv = out.str();
-  EXPECT_NE(csv.find(",relative_error,note\n"), std::string::npos);
+  EXPECT_NE(csv.find(",commit,note\n"), std::string::npos);
   EXPECT_NE(csv.find(",\"" + r.note + "\"\n"), std::string::npos);
   EXPECT_NE(csv.find(",\"\"\n"), std::string::npos);  // an empty note
   r.note = "say \"x\"";
