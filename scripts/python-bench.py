@@ -68,6 +68,7 @@ def breakdown(a, b, out, args):
     parts = [
         ("torch.empty (the result)",
          lambda: torch.empty((s, s), dtype=a.dtype, device=a.device)),
+        ("a.new_empty (the result)", lambda: a.new_empty((s, s))),
         ("one DLPack capsule", lambda: capsule(a)),
         ("the current stream", lambda: stream(a)),
         ("torch.compiler.is_compiling()", torch.compiler.is_compiling),

@@ -40,6 +40,8 @@ def _text(name, value, default=""):
 
 def output_shape(a_shape, b_shape):
     """torch.matmul's output shape for the batches tilegemm takes (array_problem.hpp)."""
+    if len(a_shape) == 2 and len(b_shape) == 2:
+        return (a_shape[0], b_shape[1])
     if len(a_shape) >= 2 and len(b_shape) >= 2:
         return tuple(a_shape[:-2] or b_shape[:-2]) + (a_shape[-2], b_shape[-1])
     return tuple(_native.output_shape(list(a_shape), list(b_shape)))  # raises with the reason

@@ -122,7 +122,9 @@ class TorchAdapter(Adapter):
         return isinstance(x, torch.Tensor)
 
     def empty(self, shape, dtype, like):
-        return like.new_empty(shape, dtype=dtype)  # a's device; fewer arguments to parse
+        # a's device (and dtype, where it is out's): the fewer arguments torch parses, the less
+        # the allocation costs a call.
+        return like.new_empty(shape) if dtype == like.dtype else like.new_empty(shape, dtype=dtype)
 
     def dtype_of(self, value):
         if not isinstance(value, torch.dtype) or value not in self.dtypes:
