@@ -179,7 +179,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "tilegemm: fast, readable, tunable matrix multiplication (D = act(a*A*B + b*C + bias))"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string(tilegemm::version()));
+  app.set_version_flag("--version",
+                       std::string(tilegemm::version()) + " (source " + source_commit() + ")");
   add_info_command(app);
   add_run_command(app);
   add_explain_command(app);

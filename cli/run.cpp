@@ -128,8 +128,9 @@ void run_command(const RunOptions& o) {
                    "kernels'\n");
     }
     if (o.host_time) {
-      std::fprintf(stderr, "note: --host-time times GPU calls; on the CPU backend the time "
-                           "below is the host's\n");
+      std::fprintf(stderr,
+                   "note: --host-time times GPU calls; on the CPU backend the time "
+                   "below is the host's\n");
     }
     if (options.autotune && *options.autotune != AutotunePolicy::off) {
       std::fprintf(stderr, "note: --autotune: the CPU backend does not tune\n");

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "tilegemm/tilegemm.hpp"
@@ -278,7 +279,8 @@ TEST(CliRun, JsonOutputHasTheCheck) {
   EXPECT_NE(r.output.find("\"kernel\": \"cpu\""), std::string::npos) << r.output;
 }
 
-// The command, the library and the headers tell one version.
+// The command, the library and the headers tell one version; the command also the commit it was
+// built from (12 hex digits, "-dirty" when the tree had changes, "unknown" outside git).
 TEST(CliInfo, VersionIsTheLibrarysAndTheHeaders) {
   const std::string headers = std::to_string(TILEGEMM_VERSION_MAJOR) + "." +
                               std::to_string(TILEGEMM_VERSION_MINOR) + "." +
@@ -286,7 +288,10 @@ TEST(CliInfo, VersionIsTheLibrarysAndTheHeaders) {
   EXPECT_EQ(tilegemm::version(), headers);
   const Result r = run_cli("--version");
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_EQ(r.output, headers + "\n");
+  const std::string escaped = std::regex_replace(headers, std::regex(R"(\.)"), R"(\.)");
+  EXPECT_TRUE(std::regex_match(
+      r.output, std::regex(escaped + R"( \(source ([0-9a-f]{12}(-dirty)?|unknown)\)\n)")))
+      << r.output;
 }
 
 TEST(CliInfo, ListsKernels) {

@@ -55,9 +55,9 @@ Status launch_shape(const GemmArgs& args, bool d_aligned, cudaStream_t stream) {
   auto go = [&](auto a_k, auto b_k) {
     auto* kernel = sm80_gemm<E, S, decltype(a_k)::value, decltype(b_k)::value, ASYNC>;
     // More than 48 KB of dynamic shared memory must be asked for, per kernel.
-    status = allow_dynamic_shared_bytes(
-        reinterpret_cast<const void*>(kernel), kSmem,
-        "sm80_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+    status =
+        allow_dynamic_shared_bytes(reinterpret_cast<const void*>(kernel), kSmem,
+                                   "sm80_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
     if (!status.ok()) return;
     int resident = 0;  // programs that fit on the GPU at once
     status = resident_programs(kernel, S::kThreads, kSmem, &resident);

@@ -158,9 +158,9 @@ Status launch_shape(const GemmArgs& args, gpu::Workspace& workspace) {
 
   Status status;
   auto launch_kernel = [&](auto* kernel) {
-    status = allow_dynamic_shared_bytes(
-        reinterpret_cast<const void*>(kernel), kSmem,
-        "sm90_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+    status =
+        allow_dynamic_shared_bytes(reinterpret_cast<const void*>(kernel), kSmem,
+                                   "sm90_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
     if (!status.ok()) return;
     int slots = sms / kCluster;  // clusters the grid may have
     if (kCluster > 1) {
