@@ -325,7 +325,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--seed", o.seed, "random seed of the inputs")->capture_default_str();
   cmd->add_flag("--json", o.json, "print one JSON object");
   cmd->add_flag("--host-time", o.host_time,
-                "GPU: also time gemm()'s host cost per call (calls enqueued back to back)");
+                "GPU: also time gemm()'s host cost per call (bursts of 100 calls back to back)");
   cmd->callback([] { run_command(o); });
 }
 
