@@ -38,8 +38,6 @@ class Workspace {
   void* stream() const { return stream_; }
   // What went without memory, and why ("" when nothing did).
   const std::string& shortfall() const { return shortfall_; }
-  // Bytes of the caller's workspace taken so far.
-  size_t given_used() const { return given_used_; }
 
  private:
   void note(const std::string& text);
