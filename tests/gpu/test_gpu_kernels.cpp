@@ -609,7 +609,7 @@ TEST_F(GpuKernels, Fp8EveryConfigScaleModeAndAccumulation) {
           std::unique_ptr<harness::Workload> w;
           ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
           if (const Status st = plan(w->problem(), o, nullptr); !st.ok()) {
-            // Promoted sums are compiled for the tiles of 64 x 128 per consumer or less.
+            // Promoted sums are compiled for the tiles whose sums fit a consumer's registers.
             EXPECT_TRUE(contains(st.message, "with promoted sums has no compiled config"))
                 << st.message << " | " << testing::describe(s);
             continue;

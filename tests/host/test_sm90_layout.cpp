@@ -389,12 +389,18 @@ TEST(Sm90Storage, Fp8ShapesAndThosePromotionFitsInRegisters) {
     EXPECT_FALSE(s.ping_pong());
     EXPECT_EQ(s.k_slabs, 1);  // a slab per stage: one scale block of K per step
   }
-  // Promotion holds two 64 x 64 units of sums beside a consumer's accumulators, of 64 x 128
-  // (128x128, its cluster of 2, 64x128).
-  ASSERT_EQ(promoted.size(), 3u);
-  for (const Sm90Shape& s : promoted) EXPECT_EQ(s.mma_m() * s.block_n, 128);
+  // Promotion holds one unit of sums, an m64 tile's columns up to 128, beside a consumer's
+  // accumulators: 64 + 128 fp32 registers at most (128x256, 256x128), so every fp8 tile takes it.
+  ASSERT_EQ(promoted.size(), fast.size());
+  for (const Sm90Shape& s : promoted) {
+    EXPECT_EQ(s.promotion_unit_n(), std::min(s.block_n, 128));
+    EXPECT_LE(s.promotion_registers(), kPromotionRegisters);
+  }
+  EXPECT_EQ((Sm90Shape{.block_m = 128, .block_n = 256}.promotion_registers()), 128 + 64);
+  EXPECT_EQ((Sm90Shape{.block_m = 256, .block_n = 128}.promotion_registers()), 128 + 64);
+  EXPECT_EQ((Sm90Shape{.block_m = 128, .block_n = 64}.promotion_registers()), 32 + 32);
   EXPECT_EQ(to_string(fast[0].config(1)), "128x256x128/g8/s4/w12/wt64x256");
-  EXPECT_EQ(to_string(promoted[0].config(1)), "128x128x128/g8/s6/w12/wt64x128");
+  EXPECT_EQ(to_string(promoted[0].config(1)), "128x256x128/g8/s4/w12/wt64x256");
   // Every promoted shape is also compiled without promotion (one config list serves both).
   for (const Sm90Shape& s : promoted)
     EXPECT_TRUE(std::any_of(fast.begin(), fast.end(), [&](const Sm90Shape& f) {

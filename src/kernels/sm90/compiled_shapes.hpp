@@ -21,9 +21,9 @@
 // fp8 (BLOCK_SIZE_K 128) takes the shapes of one slab per stage, without clusters along N or the
 // ping-pong schedule, and clusters of 2 along M on 128-row tiles only: each fp8 input pair is
 // compiled twice more (with and without promotion), so the list is kept to the tiles the rules
-// pick for large and mid-size problems. With promotion a consumer holds two 64 x 64 units of sums
-// beside its accumulators, so only the tiles whose consumers hold 64 x 128 take it (the kernel's
-// register cap at entry is 168: 128x256 and 256x128 spilled 190-232 bytes with a 64 x 128 chunk).
+// pick for large and mid-size problems. With promotion a consumer holds one unit of sums (64 x 128
+// at most) beside its accumulators: kPromotionRegisters of fp32 values at most, of the 232
+// registers a consumer thread has, leave room for the epilogue's addresses and the scales.
 #pragma once
 
 #include <array>
@@ -51,15 +51,14 @@ inline constexpr Sm90Shape kCompiledShapes[] = {
     {.block_m = 64, .block_n = 128, .num_stages = 8, .cluster_m = 2, .cluster_n = 2},
 };
 
+inline constexpr int kPromotionRegisters = 192;
+
 // Whether a shape is compiled for inputs of `element_bytes`, with promotion or without (fp8):
 // clusters along N are for 16-bit operands off L2 lines (tune/heuristic.cpp); fp8's list is above.
 constexpr bool shape_compiled_for(const Sm90Shape& shape, int element_bytes,
                                   bool promotes = false) {
   if (element_bytes == 1) {
-    // Promotion: 64 x 128 of accumulators per consumer at most, in units of 64 x 64, an even
-    // number of them (mainloop.cuh).
-    const int units = shape.mma_m() * shape.block_n / 64;
-    const bool fits = !promotes || (units <= 2 && units % 2 == 0);
+    const bool fits = !promotes || shape.promotion_registers() <= kPromotionRegisters;
     return shape.cluster_n == 1 && !shape.ping_pong() && shape.k_slabs == 1 &&
            (shape.cluster_m == 1 || shape.block_m == 128) && fits;
   }

@@ -111,6 +111,17 @@ struct Sm90Shape {
   TILEGEMM_HOST_DEVICE constexpr int block_k(int element_bytes) const {
     return k_slabs * block_k_for(element_bytes);
   }
+  // fp8 with promoted sums (mainloop.cuh): a consumer runs each slab's wgmma into a second set
+  // of fp32 sums, one unit of an m64 tile's columns at a time, and adds it into its accumulators.
+  // A unit is as wide as m64n128 wgmma at most: wider ones would double the sums' registers, and
+  // narrower ones read A from shared memory once per 64 columns, as many bytes as they compute.
+  TILEGEMM_HOST_DEVICE constexpr int promotion_unit_n() const {
+    return block_n < 128 ? block_n : 128;
+  }
+  // The fp32 registers a consumer thread holds for them: accumulators and one unit's sums.
+  TILEGEMM_HOST_DEVICE constexpr int promotion_registers() const {
+    return mma_m() * block_n / 2 + promotion_unit_n() / 2;
+  }
   // The config this shape is compiled for, for inputs of `element_bytes`.
   KernelConfig config(int element_bytes) const {
     return {.block_m = block_m,

@@ -11,8 +11,10 @@
 //               the previous stage is freed. Two consumers that share a tile end its K loop
 //               stagger() steps apart, so that each one's epilogue runs beside the other's wgmma.
 //               fp8 with promotion (E::kPromotes) instead runs each slab's wgmma into separate
-//               sums, one 64 x 64 unit of the tile at a time, two units in flight, and adds each
-//               into the fp32 accumulators, times its block scales, once it is done (add_unit).
+//               sums, one unit of the tile at a time (an m64 tile's columns, 128 at most), and
+//               adds each into the fp32 accumulators, times its block scales, once it is done
+//               (add_unit). Two consumers issue their units in turn, so that the tensor cores
+//               run the other consumer's unit while one adds.
 #pragma once
 
 #include <cuda.h>
@@ -88,12 +90,29 @@ struct Sm90Mainloop {
   static constexpr uint32_t kStageBytes = kSlabs * (kTileA.bytes() + kTileB.bytes());
   static_assert(E::kMnMajorOperands || (!A_MN && !B_MN), "wgmma reads this type K-major only");
   static_assert(E::kMmaK * kMmaPerSlab == kSlabK, "four wgmma per slab");
-  // Promotion: units of 64 columns of one m64 tile (four wgmma k32 n64 per slab) whose sums wait
-  // in registers beside the accumulators, two units in flight; an even number of units per slab,
-  // so that unit q always takes buffer q % 2. The block scales multiply each unit's sums.
-  static constexpr int kUnitN = 64, kUnitsAlongN = BN / kUnitN, kUnits = kMmaM * kUnitsAlongN;
+  // Promotion: units of kUnitN columns of one m64 tile (four wgmma k32 per slab) whose sums wait
+  // in registers beside the accumulators (kernel_shape.hpp: promotion_unit_n). The block scales
+  // multiply each unit's sums; a unit's columns lie in one 128-column scale block.
+  static constexpr int kUnitN = kShape.promotion_unit_n();
+  static constexpr int kUnitsAlongN = BN / kUnitN, kUnits = kMmaM * kUnitsAlongN;
   using Scales = BlockScaleReader<kSlabs, kMmaM, kUnitN, kUnitsAlongN>;
-  static_assert(!E::kPromotes || kUnits % 2 == 0, "promotion: an even number of units per slab");
+  static_assert(kScaleBlock % kUnitN == 0, "a unit's columns in one scale block");
+  // Two consumers that promote issue their units in turn (NamedBarrier::kTurn0): each issues its
+  // unit's wgmma only once the other has issued all of its own, so that one unit runs while the
+  // other consumer adds. Issued side by side, their wgmma interleave on the tensor cores and
+  // finish together, and both consumers then add while the tensor cores idle. (With block scales
+  // the turns also pass on each step's wait for its scales: docs/history/perf-notes.md, fp8 v3.)
+  static constexpr bool kTakesTurns = E::kPromotes && kShape.consumers() == 2;
+
+  // Before a consumer's first unit and after its last: the first turn is consumer 0's, and
+  // consumer 0 takes the turn that consumer 1 passes after its last unit, so that every arrival
+  // on the turns' barriers is waited for.
+  __device__ __forceinline__ static void start_turns(int consumer) {
+    if (kTakesTurns && consumer == 1) pass_turn(consumer);
+  }
+  __device__ __forceinline__ static void end_turns(int consumer) {
+    if (kTakesTurns && consumer == 0) await_turn(consumer);
+  }
 
   // The loads of K step kt of `work` into `stage`, completing on `full` (armed by the caller with
   // the whole stage's bytes: the other programs' parts complete here too). A program below (right
@@ -142,8 +161,8 @@ struct Sm90Mainloop {
     }
   }
 
-  // Promotion: unit q of a slab (m64 tile q / kUnitsAlongN, columns 64 (q % kUnitsAlongN) on)
-  // into `part`, committed as one group.
+  // Promotion: unit q of a slab (m64 tile q / kUnitsAlongN, columns kUnitN * (q % kUnitsAlongN)
+  // on) into `part`, committed as one group.
   __device__ __forceinline__ static void issue_unit(float (&part)[kUnitN / 2], uint32_t a,
                                                     uint32_t b, int my_row, int q) {
     constexpr OperandTile tile_a = kTileA, tile_b = kTileB;
@@ -194,14 +213,15 @@ struct Sm90Mainloop {
                                              bool signals, AtStep at_step, int64_t k_step0 = 0,
                                              const Scales* scales = nullptr) {
     constexpr OperandTile tile_a = kTileA, tile_b = kTileB;  // device-side copies
-    const bool staggered = kStagger > 0 && steps > kStagger;
-    float part[2][kUnitN / 2];  // promotion: two units' sums
+    // (Not with turns: the staggered consumer's wait would hold up the turn the other waits for.)
+    const bool staggered = kStagger > 0 && steps > kStagger && !kTakesTurns;
+    float part[kUnitN / 2];  // promotion: one unit's sums
     for (int kt = 0; kt < steps; ++kt) {
       if (staggered && consumer == 1 && kt == steps - kStagger) await_stagger();
       if constexpr (E::kPromotes) {
-        // Each unit is issued before the one ahead of it is waited for and added, so that the
-        // tensor cores hold one of this consumer's groups while it adds; the stage is freed once
-        // its last unit is added.
+        // While this consumer waits for a unit and adds it, the tensor cores run the unit the
+        // other consumer issued after this one's (with one consumer they idle). The stage is
+        // freed once its last unit is added.
         const StepScales<kSlabs, kMmaM, kUnitsAlongN> factors = scales->load(k_step0 + kt);
         pipeline.wait(ring);
 #pragma unroll
@@ -211,14 +231,12 @@ struct Sm90Mainloop {
           const bool overwrite = kt == 0 && j == 0;
 #pragma unroll
           for (int q = 0; q < kUnits; ++q) {
-            issue_unit(part[q % 2], a, b, my_row, q);
-            if (q > 0) {
-              wgmma_wait<1>();
-              add_unit(acc, part[(q - 1) % 2], q - 1, factors.a[j], factors.b[j], overwrite);
-            }
+            if constexpr (kTakesTurns) await_turn(consumer);
+            issue_unit(part, a, b, my_row, q);
+            if constexpr (kTakesTurns) pass_turn(consumer);
+            wgmma_wait<0>();
+            add_unit(acc, part, q, factors.a[j], factors.b[j], overwrite);
           }
-          wgmma_wait<0>();
-          add_unit(acc, part[(kUnits - 1) % 2], kUnits - 1, factors.a[j], factors.b[j], overwrite);
         }
         if (staggered && consumer == 0 && kt == steps - 1) pass_stagger();
         pipeline.release(ring.stage, lane, signals);

@@ -11,10 +11,12 @@ enum class NamedBarrier : int {
   // warpgroup's sums and the one thread that raises or takes it.
   kConsumer0 = 1,
   kConsumer1 = 2,
-  // Ping-pong, both consumers (256 threads; kTurn0 + c): consumer c may start its next tile's K
+  // Both consumers (256 threads; kTurn0 + c). Ping-pong: consumer c may start its next tile's K
   // loop, the other having issued every K step of the tile before. Without it a consumer could
   // wait on a stage's `full` more than one phase ahead, which a parity wait cannot tell from an
   // earlier phase; with it the two mainloops also follow each other on the tensor cores.
+  // Promotion (cooperative): consumer c may issue its next unit of sums, the other having issued
+  // its unit before (mainloop.cuh).
   kTurn0 = 3,
   kTurn1 = 4,
   // Cooperative, both consumers (256 threads): the second consumer's last stagger_steps K steps
@@ -29,7 +31,7 @@ __device__ __forceinline__ WarpgroupBarrier consumer_barrier(int consumer) {
   return {int(NamedBarrier::kConsumer0) + consumer};
 }
 
-// Ping-pong's turns: a consumer waits for its own turn, and passes the next to the other without
+// The turns: a consumer waits for its own turn, and passes the next to the other without
 // waiting.
 __device__ __forceinline__ void await_turn(int consumer) {
   named_barrier_sync<256>(int(NamedBarrier::kTurn0) + consumer);

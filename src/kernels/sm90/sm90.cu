@@ -146,7 +146,10 @@ std::string compiled_check(const GemmProblem& p, const KernelConfig& c) {
          (promoted ? " with promoted sums" : "") + " has no compiled config " + to_string(c) +
          " (BLOCK_SIZE_K is one or two slabs of 128 bytes of K, " +
          std::to_string(block_k_for(dtype_size(p.a.dtype))) + " values each" +
-         (promoted ? "; promoted sums take the tiles of 64 x 128 per consumer or less" : "") + ")";
+         (promoted ? "; promoted sums take the tiles whose accumulators and sums fit " +
+                         std::to_string(sm90::kPromotionRegisters) + " registers per thread"
+                   : "") +
+         ")";
 }
 
 // A flag value for one launch's tail split (TailSplitWork): splitmix64 of a count of launches,
@@ -204,7 +207,7 @@ Kernel sm90_kernel() {
   kernel.persistent = true;
   kernel.workspace_bytes = sm90::workspace_bytes;
   kernel.type_defaults[DType::tf32] = configs_of<sm90::CompiledShapes<Tf32>>().front();
-  // fp8's default is the first tile the promoting kernels take (128x128): it serves both.
+  // fp8's default is the first tile the promoting kernels take: it serves both.
   const KernelConfig fp8_default = configs_of<sm90::CompiledShapes<Fp8E4m3E4m3<true>>>().front();
   kernel.type_defaults[DType::fp8_e4m3] = kernel.type_defaults[DType::fp8_e5m2] = fp8_default;
   kernel.shared_bytes = [](const KernelConfig& c, DType dtype) {

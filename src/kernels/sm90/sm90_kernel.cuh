@@ -84,9 +84,11 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
   constexpr Sm90Shape kShape = Shape::value;
   using Mainloop = Sm90Mainloop<E, kShape, A_MN, B_MN>;
   using Storage = SharedStorage<kShape>;
-  using Epilogue =
-      Sm90Epilogue<kShape.consumer_rows(), kShape.block_n, Storage::kStoreBuffers, PLAIN,
-                   holds_chunks<kShape>(), kShape.mma_m() == 1 || kShape.ping_pong()>;
+  // Promotion's sums take the registers that chunks of D held into the next tile would: with
+  // both, 128x256 and 256x128 spilled 230 bytes.
+  using Epilogue = Sm90Epilogue<kShape.consumer_rows(), kShape.block_n, Storage::kStoreBuffers,
+                                PLAIN, holds_chunks<kShape>() && !E::kPromotes,
+                                kShape.mma_m() == 1 || kShape.ping_pong()>;
   constexpr bool kClusters = kShape.cluster_size() > 1;
   static_assert(
       !kShape.ping_pong() || Storage::kStoreBuffers >= store_chunks(kShape.block_m, kShape.block_n),
@@ -169,6 +171,7 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
     const auto next = [&](int item) { return s.next(program<kShape>(), item); };
     int item = s.first(program<kShape>());
     if (kShape.ping_pong() && consumer == 1) item = next(item);
+    Mainloop::start_turns(consumer);
     for (; item >= 0; item = kShape.ping_pong() ? next(next(item)) : next(item)) {
       const BatchedTile work = s.tile(item, ClusterRank<kShape>::rank());
       const int steps = s.k_steps(program<kShape>(), item);
@@ -222,6 +225,7 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
       epilogue.store(args.epilogue, maps.d, route, acc, work, kShape.block_m, my_row, args.m,
                      args.n, launch.pairs);
     }
+    Mainloop::end_turns(consumer);
     epilogue.finish(maps.d, route);
   }
   // The other programs of the cluster may still arrive on this one's `empty` barriers.
