@@ -130,7 +130,7 @@ void print_tile_scales(const ExplainOptions& o, ScaleMode mode, int64_t r0, int6
         "  B (128 x 128 blocks): scale_b[nb * %lld + kb] for column blocks nb in %s\n"
         "  for each K block kb in [0, %lld): %lld values in all. The K step of BLOCK_SIZE_K=%lld\n"
         "  that covers kb multiplies its promoted sums by them (sm90: each consumer thread loads\n"
-        "  those of its two rows per m64 tile and of its 64-column units)\n",
+        "  those of its two rows per m64 tile and of its units of up to 128 columns)\n",
         (long long)o.m, range(t.a_first, t.a_last).c_str(), (long long)t.k_blocks,
         range(t.b_first, t.b_last).c_str(), (long long)t.k_blocks, (long long)t.count,
         (long long)bk);

@@ -58,10 +58,4 @@ std::vector<TimeSpread> GpuTimer::spread_ms(const std::vector<Enqueue>& work, in
   return out;
 }
 
-std::vector<double> GpuTimer::median_ms(const std::vector<Enqueue>& work, int reps, int warmup) {
-  std::vector<double> out;
-  for (const TimeSpread& s : spread_ms(work, reps, warmup)) out.push_back(s.median);
-  return out;
-}
-
 }  // namespace tilegemm::autotune

@@ -14,8 +14,4 @@ std::vector<TimeSpread> GpuTimer::spread_ms(const std::vector<Enqueue>& work, in
   return std::vector<TimeSpread>(work.size(), TimeSpread{nan, nan, nan});
 }
 
-std::vector<double> GpuTimer::median_ms(const std::vector<Enqueue>& work, int, int) {
-  return std::vector<double>(work.size(), std::numeric_limits<double>::quiet_NaN());
-}
-
 }  // namespace tilegemm::autotune

@@ -1,10 +1,9 @@
 // fp8 block scales as a consumer thread of the sm90 kernel reads them in its K loop: for each
 // slab of a K step (128 values of K, one scale block), the scales of the two rows it holds in
 // each of its m64 wgmma tiles (A: 1 x 128 blocks) and of each unit of the tile's columns (B:
-// 128 x 128 blocks; a unit of 64 columns lies in one). The promotion (mainloop.cuh) multiplies
-// each unit's sums by their product.
-// Without block scales (tensor and channel scales are applied after the K loop:
-// epilogue/sm90_scales.cuh) every factor is 1.
+// 128 x 128 blocks; a unit of up to 128 columns lies in one). The promotion (mainloop.cuh)
+// multiplies each unit's sums by their product. Without block scales (tensor and channel scales are
+// applied after the K loop: epilogue/sm90_scales.cuh) every factor is 1.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // The Hopper kernel's registry entry: config matching, the checks that decide whether TMA can
 // take a problem, and the tail split's memory. The kernel is in sm90_kernel.cuh, its launcher
-// in launch.cuh, its instantiations in sm90_<fp16|bf16|tf32>.cu.
+// in launch.cuh, its instantiations in sm90_<fp16|bf16|tf32>.cu and sm90_fp8_*.cu.
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -12,9 +12,20 @@ namespace tilegemm::sm90 {
 namespace {
 
 // fp8 promotes its sums unless fast accumulation is asked for; block scales always promote (they
-// are applied there). The promoting kernels are compiled for fewer shapes (compiled_for below).
+// are applied there). The promoting kernels are compiled for the tiles whose sums fit
+// (compiled_shapes.hpp).
 bool promotes(bool fast_accumulation, ScaleMode mode) {
   return !fast_accumulation || mode == ScaleMode::block;
+}
+
+// go(element) for the element kind of args' inputs (fp8: with promotion or without).
+template <class Go>
+decltype(auto) with_args_element(const GemmArgs& args, Go&& go) {
+  if (is_fp8(args.a.dtype)) {
+    return with_fp8_element(args.a.dtype, args.b.dtype,
+                            promotes(args.fast_accumulation, args.scales.mode), go);
+  }
+  return with_element(args.a.dtype, go);
 }
 
 Status launch(const GemmArgs& args, const KernelConfig& config, gpu::Workspace& workspace) {
@@ -23,32 +34,18 @@ Status launch(const GemmArgs& args, const KernelConfig& config, gpu::Workspace& 
     return args.a.dtype == DType::fp16 ? launch_grouped_for_element<Fp16>(args, config, s)
                                        : launch_grouped_for_element<Bf16>(args, config, s);
   }
-  const auto go = [&](auto element) {
+  return with_args_element(args, [&](auto element) {
     return launch_for_element<decltype(element)>(args, config, workspace);
-  };
-  if (is_fp8(args.a.dtype)) {
-    return with_fp8_element(args.a.dtype, args.b.dtype,
-                            promotes(args.fast_accumulation, args.scales.mode), go);
-  }
-  return with_element(args.a.dtype, go);
+  });
 }
 
 size_t workspace_bytes(const GemmArgs& args, const KernelConfig& config) {
   if (args.groups.rows != GroupRows::none) return 0;  // the grouped launches split no tail
   int device = 0, sms = 0;
   if (!current_device_sms(&device, &sms).ok()) return 0;
-  size_t bytes = 0;
-  const auto go = [&](auto element) {
-    bytes = workspace_for_element<decltype(element)>(args, config, sms);
-    return Status::success();
-  };
-  if (is_fp8(args.a.dtype)) {
-    with_fp8_element(args.a.dtype, args.b.dtype, promotes(args.fast_accumulation, args.scales.mode),
-                     go);
-  } else {
-    with_element(args.a.dtype, go);
-  }
-  return bytes;
+  return with_args_element(args, [&](auto element) {
+    return workspace_for_element<decltype(element)>(args, config, sms);
+  });
 }
 
 // wgmma and setmaxnreg exist only on compute capability 9.0 and only in sm_90a machine code.
