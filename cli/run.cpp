@@ -170,6 +170,7 @@ void run_command(const RunOptions& o) {
 
   double error = 0.0;
   int64_t rows_checked = 0;
+  double amax_error = 0.0;  // an fp8 D's
   bool passed = true;
   const double tolerance =
       harness::tolerance_for(spec.input_dtype, spec.output_dtype, spec.fast_accumulation);
@@ -178,7 +179,7 @@ void run_command(const RunOptions& o) {
     if (Status s = workload->poison_output(); !s.ok()) fail(s.message);
     if (Status s = gemm(problem, options); !s.ok()) fail(s.message);
     if (Status s = workload->fetch_output(); !s.ok()) fail(s.message);
-    error = workload->check(gpu ? 4e11 : 2e10, &rows_checked);
+    error = workload->check(gpu ? 4e11 : 2e10, &rows_checked, &amax_error);
     passed = error <= tolerance;
   }
 
@@ -217,6 +218,11 @@ void run_command(const RunOptions& o) {
                     {"tolerance", tolerance},
                     {"rows_checked", rows_checked},
                     {"passed", passed}};
+      if (is_fp8(spec.output_dtype)) {
+        j["check"]["amax"] = workload->amax();
+        j["check"]["amax_error"] = amax_error;
+        j["check"]["amax_tolerance"] = harness::amax_tolerance(spec.fast_accumulation);
+      }
     }
     std::printf("%s\n", j.dump(2).c_str());
   } else {
@@ -267,6 +273,13 @@ void run_command(const RunOptions& o) {
           error, (long long)rows_checked,
           (long long)(spec.groups == GroupRows::none ? spec.m : harness::taken_rows(spec)),
           tolerance, passed ? "PASS" : "FAIL");
+      if (is_fp8(spec.output_dtype)) {
+        std::printf(
+            "amax: %.6g (D's scale %g; its error against the reference %.3e, tolerance "
+            "%.0e)\n",
+            double(workload->amax()), double(harness::fp8_d_scale(spec.k)), amax_error,
+            harness::amax_tolerance(spec.fast_accumulation));
+      }
     }
   }
   if (!passed) exit_with(kExitCheckFailed);
@@ -291,7 +304,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--fast-accum", o.fast_accum,
                 "fp8: keep the tensor cores' own sums over all of K (faster, less accurate)");
   cmd->add_option("--out-dtype", o.out_dtype,
-                  "C/D element type (default: --dtype; fp32 for tf32, bf16 for fp8)");
+                  "D's element type, and C's (default: --dtype; fp32 for tf32, bf16 for fp8). "
+                  "fp8_e4m3 or fp8_e5m2 from fp8 inputs: C and bias in bf16, D scaled by a "
+                  "power of two near 2/sqrt(K+1), its amax checked");
   cmd->add_option("--layout-a", o.layout_a, "row or col")->capture_default_str();
   cmd->add_option("--layout-b", o.layout_b, "row or col")->capture_default_str();
   cmd->add_option("--layout-c", o.layout_c, "row or col (C and D)")->capture_default_str();

@@ -47,7 +47,10 @@ inline void expect_matches_reference(const harness::WorkloadSpec& spec,
   const Status s = gemm(w->problem(), options);
   ASSERT_TRUE(s.ok()) << s.message << " | " << describe(spec);
   ASSERT_TRUE(w->fetch_output().ok());
-  const double error = w->check(1e12);
+  double amax_error = 0.0;  // an fp8 D's
+  const double error = w->check(1e12, nullptr, &amax_error);
+  EXPECT_LE(amax_error, harness::amax_tolerance(spec.fast_accumulation))
+      << "amax " << w->amax() << " | " << describe(spec);
   EXPECT_LE(error,
             harness::tolerance_for(spec.input_dtype, spec.output_dtype, spec.fast_accumulation))
       << describe(spec) << " kernel=" << options.kernel

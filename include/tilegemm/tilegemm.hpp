@@ -21,7 +21,8 @@
 namespace tilegemm {
 
 // fp8_e4m3 and fp8_e5m2 are OCP FP8 (E4M3 "fn": no infinities, max 448; E5M2: IEEE-like, max
-// 57344), inputs only, with optional scales (Scales below); D is fp32, fp16 or bf16.
+// 57344): inputs, with optional scales (Scales below), and D of fp8 inputs (MatrixOutput below:
+// an output scale and amax). Otherwise D is fp32, fp16 or bf16.
 enum class DType { fp32, fp16, bf16, tf32, fp8_e4m3, fp8_e5m2 };
 enum class Layout { row_major, col_major };
 enum class Activation { none, relu, leaky_relu, gelu, silu };
@@ -61,6 +62,16 @@ struct MatrixOutput {
   Layout layout = Layout::row_major;
   int64_t ld = 0;
   int64_t batch_stride = 0;
+  // An fp8 D only (fp8 inputs), as cuBLASLt's D scale and amax, for training recipes that scale
+  // each tensor from its last amax. With x an element's finished value (the epilogue's
+  // activation(alpha * AB + beta * C + bias)):
+  //   scale  one fp32 value s: D = fp8(s * x), rounded to nearest even and saturated to the
+  //          type's largest finite value (NaN stays NaN). Null: s = 1.
+  //   amax   if not null, set to max |x| over every element of D (every batch entry), before
+  //          the scale; NaNs do not count, and an empty D gives 0.
+  // Device pointers (host pointers on the CPU backend), read and written when the call runs.
+  const float* scale = nullptr;
+  float* amax = nullptr;
 };
 
 struct EpilogueDesc {

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <system_error>
 #include <thread>
@@ -58,6 +60,7 @@ struct Program {
   ScaleView scales;
   EpilogueParams epilogue;
   std::vector<float> tile_a, tile_b, acc;  // BM x BK, BK x BN, BM x BN (row-major)
+  float amax = 0.0f;  // of the finished values this program stored (fp8 D); fmax skips NaNs
 
   Program(const GemmProblem& problem, const KernelConfig& config)
       : p(problem),
@@ -107,7 +110,9 @@ struct Program {
     }
     for (int i = 0; i < rows; ++i) {
       for (int j = 0; j < cols; ++j) {
-        epilogue_store(epilogue, batch, row0 + i, col0 + j, acc[size_t(i) * bn + j]);
+        const float x =
+            epilogue_store(epilogue, batch, row0 + i, col0 + j, acc[size_t(i) * bn + j]);
+        amax = std::fmax(amax, std::fabs(x));
       }
     }
   }
@@ -157,7 +162,10 @@ Status run(const GemmProblem& p, const KernelConfig& cfg, int num_threads) {
   if (threads <= 0) {
     if (Status s = threads_from_environment(&threads); !s.ok()) return s;
   }
-  if (p.m == 0 || p.n == 0) return Status::success();
+  if (p.m == 0 || p.n == 0) {
+    if (p.d.amax != nullptr) *p.d.amax = 0.0f;
+    return Status::success();
+  }
   // Work item w is tile w - first[g] of group g, for first[g] <= w < first[g + 1]: the groups'
   // tiles one after the other (a dense problem's batch entries are groups of all M rows).
   std::vector<GroupRowRange> ranges;
@@ -179,6 +187,8 @@ Status run(const GemmProblem& p, const KernelConfig& cfg, int num_threads) {
   // cannot have its tiles' memory takes no program; the others take them all, or, if none could,
   // the call reports out_of_memory.
   std::atomic<int64_t> next{0};
+  std::mutex amax_lock;
+  float amax = 0.0f;
   auto worker = [&] {
     try {
       Program program(p, cfg);
@@ -190,6 +200,8 @@ Status run(const GemmProblem& p, const KernelConfig& cfg, int num_threads) {
                                        cfg.block_n, cfg.group_size_m),
                     range);
       }
+      const std::lock_guard<std::mutex> hold(amax_lock);
+      amax = std::fmax(amax, program.amax);
     } catch (const std::bad_alloc&) {
       // Thrown by Program's tiles, before the thread takes a program.
     }
@@ -206,6 +218,7 @@ Status run(const GemmProblem& p, const KernelConfig& cfg, int num_threads) {
     return {StatusCode::out_of_memory,
             "CPU backend: no host memory for a thread's tiles of config " + to_string(cfg)};
   }
+  if (p.d.amax != nullptr) *p.d.amax = amax;
   return Status::success();
 }
 

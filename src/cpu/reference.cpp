@@ -70,6 +70,7 @@ std::vector<double> gemm(const GemmProblem& p, const std::vector<int64_t>& row_l
   if (r == 0 || n == 0) return out;
   const MatrixView a = view_of(p.a, p.m, p.k), b = view_of(p.b, p.k, p.n),
                    c = view_of(p.c, p.m, p.n);
+  const double d_scale = p.d.scale != nullptr ? double(*p.d.scale) : 1.0;  // an fp8 D's
   int threads =
       num_threads > 0 ? num_threads : int(std::max(1u, std::thread::hardware_concurrency()));
 
@@ -115,7 +116,7 @@ std::vector<double> gemm(const GemmProblem& p, const std::vector<int64_t>& row_l
               v += load_as_float(p.epilogue.bias, p.epilogue.bias_dtype,
                                  batch * p.epilogue.bias_batch_stride + j);
             }
-            out_batch[(i0 + i) * n + j] = activation(p.epilogue, v);
+            out_batch[(i0 + i) * n + j] = activation(p.epilogue, v) * d_scale;
           }
         }
       }

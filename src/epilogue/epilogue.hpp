@@ -2,6 +2,8 @@
 //
 //   D[b, m, n] = to_dtype_D( activation( alpha * acc + beta * C[b, m, n] + bias[n] ) )
 //
+// (times D's scale first for an fp8 D).
+//
 // C, bias and D have run-time element types: the epilogue runs once per output element, so a
 // switch on the type costs nothing next to the K loop, and it keeps the number of compiled kernel
 // variants down to the types of A and B.
@@ -24,6 +26,7 @@ struct EpilogueParams {
   int64_t bias_batch_stride = 0;  // batch entry b's bias at bias + b * bias_batch_stride
   MatrixView c;                   // read only when beta != 0
   MatrixView d;
+  const float* d_scale = nullptr;  // an fp8 D's scale (null: 1)
 };
 
 // Whether an epilogue (EpilogueParams or the problem's EpilogueDesc) is D = alpha * AB alone: no
@@ -66,11 +69,18 @@ TILEGEMM_HOST_DEVICE inline float epilogue_value(const EpilogueParams& p, int64_
   return apply_activation(p.activation, value, p.leaky_relu_slope);
 }
 
-// Finishes one output element from its fp32 accumulator and stores it.
-TILEGEMM_HOST_DEVICE inline void epilogue_store(const EpilogueParams& p, int64_t batch, int64_t row,
-                                                int64_t col, float acc) {
-  store_from_float(p.d.data, p.d.dtype, p.d.offset(batch, row, col),
-                   epilogue_value(p, batch, row, col, acc));
+// Stores a finished value as D's element `index`: times D's scale, if any, then converted.
+TILEGEMM_HOST_DEVICE inline void store_value(const EpilogueParams& p, int64_t index, float value) {
+  store_from_float(p.d.data, p.d.dtype, index, p.d_scale != nullptr ? *p.d_scale * value : value);
+}
+
+// Finishes one output element from its fp32 accumulator and stores it. Returns the finished value
+// (before D's scale), of which an fp8 D's amax is the largest magnitude.
+TILEGEMM_HOST_DEVICE inline float epilogue_store(const EpilogueParams& p, int64_t batch,
+                                                 int64_t row, int64_t col, float acc) {
+  const float value = epilogue_value(p, batch, row, col, acc);
+  store_value(p, p.d.offset(batch, row, col), value);
+  return value;
 }
 
 // One 16-byte store (a plain struct, so the host compiler needs no CUDA vector types).
@@ -93,8 +103,8 @@ TILEGEMM_HOST_DEVICE inline void epilogue_store_run(const EpilogueParams& p, int
     }
   }
   const int64_t first = p.d.offset(batch, row, col);
-  if (!(aligned && count == 8)) {
-    for (int j = 0; j < count; ++j) store_from_float(p.d.data, p.d.dtype, first + j, value[j]);
+  if (!(aligned && count == 8) || is_fp8(p.d.dtype)) {
+    for (int j = 0; j < count; ++j) store_value(p, first + j, value[j]);
     return;
   }
   if (p.d.dtype == DType::fp32) {
@@ -130,6 +140,7 @@ inline EpilogueParams make_epilogue_params(const GemmProblem& problem) {
   p.bias_batch_stride = e.bias_batch_stride;
   p.c = view_of(problem.c, problem.m, problem.n);
   p.d = view_of(problem.d, problem.m, problem.n);
+  p.d_scale = problem.d.scale;
   return p;
 }
 

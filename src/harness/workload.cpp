@@ -154,6 +154,14 @@ DType default_output_dtype(DType input_dtype) {
   return input_dtype == DType::tf32 ? DType::fp32 : input_dtype;
 }
 
+DType c_dtype(const WorkloadSpec& spec) {
+  return is_fp8(spec.output_dtype) ? DType::bf16 : spec.output_dtype;
+}
+
+float fp8_d_scale(int64_t k) {
+  return std::exp2(std::round(std::log2(2.0 / std::sqrt(double(std::max<int64_t>(k, 0)) + 1.0))));
+}
+
 Workload::Workload(const WorkloadSpec& spec, bool on_gpu) : spec_(spec), on_gpu_(on_gpu) {}
 
 double Workload::host_bytes(const WorkloadSpec& s) {
@@ -175,9 +183,9 @@ double Workload::host_bytes(const WorkloadSpec& s) {
   double bytes =
       matrix(s.layout_a, m, k, double(s.lda), s.input_dtype, shared) +
       matrix(s.layout_b, k, n, double(s.ldb), s.input_dtype_b.value_or(s.input_dtype), entries) +
-      matrix(c_layout, m, n, s.c_transposed ? 0.0 : double(s.ldc), s.output_dtype, shared) +
+      matrix(c_layout, m, n, s.c_transposed ? 0.0 : double(s.ldc), c_dtype(s), shared) +
       matrix(s.layout_c, m, n, double(s.ldc), s.output_dtype, shared);
-  if (s.bias) bytes += n * dtype_size(s.output_dtype) * (s.groups == GroupRows::none ? 1 : entries);
+  if (s.bias) bytes += n * dtype_size(c_dtype(s)) * (s.groups == GroupRows::none ? 1 : entries);
   if (s.scale_mode == ScaleMode::block) bytes += 4.0 * (m + n) * std::ceil(k / kScaleBlock);
   if (s.scale_mode == ScaleMode::channel) bytes += 4.0 * (m + n);
   return bytes;
@@ -218,13 +226,19 @@ Status Workload::check_spec(const WorkloadSpec& s) {
   }
   // The problem over stand-in addresses 2^56 bytes apart (farther than any buffer that passed the
   // check above reaches), never read.
+  if (s.in_place && is_fp8(s.output_dtype)) {
+    return {StatusCode::invalid_argument,
+            "workload: in_place needs C of D's type, and an fp8 D takes a bf16 C"};
+  }
   const auto at = [](uintptr_t i) { return reinterpret_cast<void*>(i << 56); };
   Workload stand_in(s, false);
+  const bool fp8_d = is_fp8(s.output_dtype);
   const GemmProblem p = stand_in.problem_over(at(1), at(2), s.in_place ? at(4) : at(3), at(4),
                                               s.bias ? at(5) : nullptr,
                                               s.scale_mode != ScaleMode::none ? at(6) : nullptr,
                                               s.scale_mode != ScaleMode::none ? at(7) : nullptr,
-                                              s.groups != GroupRows::none ? at(8) : nullptr);
+                                              s.groups != GroupRows::none ? at(8) : nullptr,
+                                              fp8_d ? at(9) : nullptr, fp8_d ? at(10) : nullptr);
   return validate(p);
 }
 
@@ -264,10 +278,16 @@ Status Workload::create_checked(const WorkloadSpec& spec, bool on_gpu,
     return {StatusCode::invalid_argument, "workload: in_place needs C in D's layout"};
   }
   w->host_c_ = random_buffer(elements(w->layout_of_c(), s.m, s.n, w->ld_of_c(), entries),
-                             s.output_dtype, s.seed * 4 + 2);
+                             c_dtype(s), s.seed * 4 + 2);
   if (s.bias) {
     const int64_t biases = s.groups == GroupRows::none ? 1 : s.batch_count;
-    w->host_bias_ = random_buffer(s.n * biases, s.output_dtype, s.seed * 4 + 3);
+    w->host_bias_ = random_buffer(s.n * biases, c_dtype(s), s.seed * 4 + 3);
+  }
+  if (w->fp8_d()) {
+    const float scale = fp8_d_scale(s.k);
+    w->host_d_scale_.resize(sizeof(float));
+    std::memcpy(w->host_d_scale_.data(), &scale, sizeof(float));
+    w->host_amax_.resize(sizeof(float));  // poison_output fills it
   }
   // In place, D is a copy of C that the run overwrites; host_c_ keeps C for the reference.
   w->host_d_ = w->host_c_;
@@ -280,7 +300,9 @@ Status Workload::create_checked(const WorkloadSpec& spec, bool on_gpu,
                              {&w->host_bias_, &w->dev_bias_},
                              {&w->host_scale_a_, &w->dev_scale_a_},
                              {&w->host_scale_b_, &w->dev_scale_b_},
-                             {&w->host_sizes_, &w->dev_sizes_}}) {
+                             {&w->host_sizes_, &w->dev_sizes_},
+                             {&w->host_d_scale_, &w->dev_d_scale_},
+                             {&w->host_amax_, &w->dev_amax_}}) {
       if (Status st = to_device(*host, dev); !st.ok()) return st;
     }
   }
@@ -291,7 +313,7 @@ Status Workload::create_checked(const WorkloadSpec& spec, bool on_gpu,
 
 GemmProblem Workload::problem_over(const void* a, const void* b, const void* c, void* d,
                                    const void* bias, const void* scale_a, const void* scale_b,
-                                   const void* sizes) const {
+                                   const void* sizes, const void* d_scale, void* amax) const {
   const WorkloadSpec& s = spec_;
   GemmProblem p;
   p.m = s.m;
@@ -304,8 +326,10 @@ GemmProblem Workload::problem_over(const void* a, const void* b, const void* c, 
   p.fast_accumulation = s.fast_accumulation;
   const Layout layout_c = layout_of_c();
   const int64_t ldc = ld_of_c();
-  p.c = {c, s.output_dtype, layout_c, ldc, packed_stride(layout_c, s.m, s.n, ldc)};
+  p.c = {c, c_dtype(s), layout_c, ldc, packed_stride(layout_c, s.m, s.n, ldc)};
   p.d = {d, s.output_dtype, s.layout_c, s.ldc, packed_stride(s.layout_c, s.m, s.n, s.ldc)};
+  p.d.scale = static_cast<const float*>(d_scale);
+  p.d.amax = static_cast<float*>(amax);
   if (s.batch_count == 1)
     p.a.batch_stride = p.b.batch_stride = p.c.batch_stride = p.d.batch_stride = 0;
   if (s.groups != GroupRows::none) p.groups = {s.groups, static_cast<const int32_t*>(sizes)};
@@ -313,7 +337,7 @@ GemmProblem Workload::problem_over(const void* a, const void* b, const void* c, 
   p.epilogue.alpha = s.alpha;
   p.epilogue.beta = s.beta;
   p.epilogue.bias = bias;
-  p.epilogue.bias_dtype = s.output_dtype;
+  p.epilogue.bias_dtype = c_dtype(s);
   if (s.groups != GroupRows::none) p.epilogue.bias_batch_stride = s.n;  // a bias per group
   p.epilogue.activation = s.activation;
   p.epilogue.leaky_relu_slope = s.leaky_relu_slope;
@@ -326,12 +350,13 @@ GemmProblem Workload::problem() const {
     auto* d = const_cast<uint8_t*>(host_d_.data());
     return problem_over(host_a_.data(), host_b_.data(), in_place ? d : host_c_.data(), d,
                         spec_.bias ? host_bias_.data() : nullptr, scale_or_null(host_scale_a_),
-                        scale_or_null(host_scale_b_), scale_or_null(host_sizes_));
+                        scale_or_null(host_scale_b_), scale_or_null(host_sizes_),
+                        scale_or_null(host_d_scale_), const_cast<void*>(scale_or_null(host_amax_)));
   }
   void* d = dev_d_.get();
   return problem_over(dev_a_.get(), dev_b_.get(), in_place ? d : dev_c_.get(), d,
                       spec_.bias ? dev_bias_.get() : nullptr, dev_scale_a_.get(),
-                      dev_scale_b_.get(), dev_sizes_.get());
+                      dev_scale_b_.get(), dev_sizes_.get(), dev_d_scale_.get(), dev_amax_.get());
 }
 
 Layout Workload::layout_of_c() const {
@@ -363,26 +388,47 @@ Status Workload::poison_output() {
     const int64_t count = int64_t(fill.size()) / dtype_size(spec_.output_dtype);
     for (int64_t i = 0; i < count; ++i) store_from_float(fill.data(), spec_.output_dtype, i, nan);
   }
+  if (fp8_d()) {  // and the amax
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::memcpy(host_amax_.data(), &nan, sizeof(float));
+  }
   if (!on_gpu_) {
     // Copy into the existing buffer: problem() handed out its address.
     std::copy(fill.begin(), fill.end(), host_d_.begin());
     return Status::success();
   }
+  if (fp8_d()) {
+    if (Status st = copy_to_device(dev_amax_.get(), host_amax_.data(), host_amax_.size());
+        !st.ok()) {
+      return st;
+    }
+  }
   return copy_to_device(dev_d_.get(), fill.data(), fill.size());
+}
+
+float Workload::amax() const {
+  float amax = std::numeric_limits<float>::quiet_NaN();
+  if (fp8_d()) std::memcpy(&amax, host_amax_.data(), sizeof(float));
+  return amax;
 }
 
 Status Workload::fetch_output() {
   if (!on_gpu_) return Status::success();
+  if (fp8_d()) {
+    if (Status st = copy_to_host(host_amax_.data(), dev_amax_.get(), host_amax_.size()); !st.ok())
+      return st;
+  }
   return copy_to_host(host_d_.data(), dev_d_.get(), host_d_.size());
 }
 
-double Workload::check(double max_reference_flops, int64_t* rows_checked) const {
+double Workload::check(double max_reference_flops, int64_t* rows_checked,
+                       double* amax_error) const {
   if (spec_.groups != GroupRows::none) return check_grouped(max_reference_flops, rows_checked);
   // The reference reads the inputs as drawn (host_c_ is never written) and D as fetched.
-  GemmProblem host =
-      problem_over(host_a_.data(), host_b_.data(), host_c_.data(),
-                   const_cast<uint8_t*>(host_d_.data()), spec_.bias ? host_bias_.data() : nullptr,
-                   scale_or_null(host_scale_a_), scale_or_null(host_scale_b_));
+  GemmProblem host = problem_over(
+      host_a_.data(), host_b_.data(), host_c_.data(), const_cast<uint8_t*>(host_d_.data()),
+      spec_.bias ? host_bias_.data() : nullptr, scale_or_null(host_scale_a_),
+      scale_or_null(host_scale_b_), nullptr, scale_or_null(host_d_scale_), nullptr);
   // Every element must have been written: scan all of D for NaN/inf first.
   const std::vector<double> all = reference::read_output(host);
   for (double v : all)
@@ -406,7 +452,22 @@ double Workload::check(double max_reference_flops, int64_t* rows_checked) const 
   if (rows_checked) *rows_checked = rows.empty() ? spec_.m : int64_t(rows.size());
   const std::vector<double> ref = reference::gemm(host, rows);
   const std::vector<double> got = rows.empty() ? all : reference::read_output(host, rows);
-  return reference::relative_error(got, ref);
+  const double error = reference::relative_error(got, ref);
+  if (!fp8_d()) return error;
+  // The amax against the reference's largest |value| before D's scale: equal up to fp32
+  // accumulation with every row checked; with a sample of rows, no smaller than its largest.
+  double largest = 0.0;
+  for (double v : ref) largest = std::max(largest, std::fabs(v));
+  largest /= double(*host.d.scale);
+  const double amax = this->amax();
+  double off =
+      largest == 0.0
+          ? std::fabs(amax)
+          : (rows.empty() ? std::fabs(amax - largest) : std::max(0.0, largest - amax)) / largest;
+  if (std::isnan(off)) off = std::numeric_limits<double>::infinity();
+  if (amax_error) *amax_error = off;
+  return off <= amax_tolerance(spec_.fast_accumulation) ? error
+                                                        : std::numeric_limits<double>::infinity();
 }
 
 // Every taken row of D must hold a finite value and every other row its NaN poison; the taken
@@ -465,15 +526,15 @@ double Workload::check_grouped(double max_reference_flops, int64_t* rows_checked
 double Workload::min_bytes() const {
   const WorkloadSpec& s = spec_;
   const double in_a = dtype_size(s.input_dtype), in_b = dtype_size(dtype_b()),
-               out = dtype_size(s.output_dtype);
+               out = dtype_size(s.output_dtype), c = dtype_size(c_dtype(s));
   if (s.groups != GroupRows::none) {
     const double rows = double(taken_rows(s));
     return rows * s.k * in_a + double(s.batch_count) * s.k * s.n * in_b +
-           rows * s.n * out * (s.beta != 0.0f ? 2 : 1);
+           rows * s.n * (out + (s.beta != 0.0f ? c : 0.0));
   }
   double bytes = double(s.batch_count) *
                  (double(s.m) * s.k * in_a + double(s.k) * s.n * in_b + double(s.m) * s.n * out);
-  if (s.beta != 0.0f) bytes += double(s.batch_count) * double(s.m) * s.n * out;
+  if (s.beta != 0.0f) bytes += double(s.batch_count) * double(s.m) * s.n * c;
   return bytes;
 }
 

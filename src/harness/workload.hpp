@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/device_memory.hpp"
+#include "problem/dtype.hpp"
 #include "problem/tolerance.hpp"
 #include "tilegemm/tilegemm.hpp"
 
@@ -18,7 +19,7 @@ namespace tilegemm::harness {
 struct WorkloadSpec {
   int64_t m = 0, n = 0, k = 0, batch_count = 1;
   DType input_dtype = DType::fp32;         // A and B
-  DType output_dtype = DType::fp32;        // C and D
+  DType output_dtype = DType::fp32;        // D, and C and bias (bf16 for an fp8 D: c_dtype())
   std::optional<DType> input_dtype_b;      // B's, where it differs from A's (fp8 only)
   ScaleMode scale_mode = ScaleMode::none;  // fp8: random scales of this mode
   bool fast_accumulation = false;
@@ -69,12 +70,17 @@ class Workload {
   Status set_group_rows(const std::vector<int32_t>& rows);
   // Fills D with NaN so that elements a kernel fails to write show up in the check.
   Status poison_output();
-  // Copies D back to host memory (no-op on the CPU backend).
+  // Copies D (and an fp8 D's amax) back to host memory (no-op on the CPU backend).
   Status fetch_output();
+  // An fp8 D's amax as the run left it (after fetch_output; NaN if the run did not write it).
+  float amax() const;
   // Relative Frobenius error of D (after fetch_output) against the float64 reference. When the
   // reference would take more than `max_reference_flops`, a random sample of rows is checked
-  // (*rows_checked says how many; all rows are still scanned for NaN).
-  double check(double max_reference_flops, int64_t* rows_checked = nullptr) const;
+  // (*rows_checked says how many; all rows are still scanned for NaN). An fp8 D's amax is checked
+  // too (*amax_error: relative to the reference's largest magnitude, or by how much it falls short
+  // of a sample's): past amax_tolerance the result is infinite, whatever D's error.
+  double check(double max_reference_flops, int64_t* rows_checked = nullptr,
+               double* amax_error = nullptr) const;
   // Bytes the problem must move at the least: each input read once, D written once.
   double min_bytes() const;
 
@@ -83,8 +89,8 @@ class Workload {
   static Status create_checked(const WorkloadSpec& spec, bool on_gpu,
                                std::unique_ptr<Workload>* out);
   GemmProblem problem_over(const void* a, const void* b, const void* c, void* d, const void* bias,
-                           const void* scale_a, const void* scale_b,
-                           const void* sizes = nullptr) const;
+                           const void* scale_a, const void* scale_b, const void* sizes = nullptr,
+                           const void* d_scale = nullptr, void* amax = nullptr) const;
   // Batch entries of A, C and D: one shared by the groups of the offsets form.
   int64_t entries() const { return spec_.groups == GroupRows::offsets ? 1 : spec_.batch_count; }
   double check_grouped(double max_reference_flops, int64_t* rows_checked) const;
@@ -93,17 +99,27 @@ class Workload {
   int64_t ld_of_c() const { return spec_.c_transposed ? 0 : spec_.ldc; }
 
   DType dtype_b() const { return spec_.input_dtype_b.value_or(spec_.input_dtype); }
+  bool fp8_d() const { return is_fp8(spec_.output_dtype); }
 
   WorkloadSpec spec_;
   bool on_gpu_;
   std::vector<uint8_t> host_a_, host_b_, host_c_, host_d_, host_bias_, host_scale_a_, host_scale_b_;
-  std::vector<uint8_t> host_sizes_;  // the groups' offsets or counts (int32)
+  std::vector<uint8_t> host_sizes_;                // the groups' offsets or counts (int32)
+  std::vector<uint8_t> host_d_scale_, host_amax_;  // an fp8 D's scale and amax (one fp32 each)
   DeviceBuffer dev_a_{nullptr, nullptr}, dev_b_{nullptr, nullptr}, dev_c_{nullptr, nullptr},
       dev_d_{nullptr, nullptr}, dev_bias_{nullptr, nullptr}, dev_scale_a_{nullptr, nullptr},
-      dev_scale_b_{nullptr, nullptr}, dev_sizes_{nullptr, nullptr};
+      dev_scale_b_{nullptr, nullptr}, dev_sizes_{nullptr, nullptr}, dev_d_scale_{nullptr, nullptr},
+      dev_amax_{nullptr, nullptr};
 };
 
+// C's and the bias's type in a workload: D's, or bf16 for an fp8 D (which takes no fp8 C).
+DType c_dtype(const WorkloadSpec& spec);
+// The scale a workload gives an fp8 D: a power of two near 2 / sqrt(K + 1), which keeps D's
+// values (sums of K products of standard-normal inputs) well inside e4m3's range.
+float fp8_d_scale(int64_t k);
+
 // Relative-error limit of a result (src/problem/tolerance.hpp).
+using tilegemm::amax_tolerance;
 using tilegemm::tolerance_for;
 
 // D's dtype when the caller names none: the input type, fp32 for tf32 inputs, bf16 for fp8.

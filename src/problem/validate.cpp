@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "problem/dtype.hpp"
 #include "problem/matrix_view.hpp"
@@ -30,14 +31,15 @@ std::optional<int64_t> checked_add(int64_t x, int64_t y) {
 bool is_storage_dtype(DType d) { return d == DType::fp32 || d == DType::fp16 || d == DType::bf16; }
 bool is_known_dtype(DType d) { return int(d) >= 0 && int(d) <= int(DType::fp8_e5m2); }
 
-// A and B may be tf32 (fp32 in memory, TF32 tensor-core math) or fp8; C, D and bias are storage
-// types.
-Status check_dtype(const char* name, DType d, bool input_operand) {
+// A and B may be tf32 (fp32 in memory, TF32 tensor-core math) or fp8; D may be fp8 (check_fp8_d
+// says when); C and bias are storage types.
+Status check_dtype(const char* name, DType d, bool input_operand, bool fp8_output = false) {
   if (!is_known_dtype(d)) {
     return invalid(std::string(name) + ".dtype is not a DType (value " + std::to_string(int(d)) +
                    ")");
   }
-  if (is_storage_dtype(d) || (input_operand && (d == DType::tf32 || is_fp8(d)))) {
+  if (is_storage_dtype(d) || (input_operand && (d == DType::tf32 || is_fp8(d))) ||
+      (fp8_output && is_fp8(d))) {
     return Status::success();
   }
   if (d == DType::tf32) {
@@ -47,6 +49,20 @@ Status check_dtype(const char* name, DType d, bool input_operand) {
   }
   return {StatusCode::not_supported, std::string(name) + ".dtype " + std::string(to_string(d)) +
                                          " is not supported as an output; use fp32, fp16 or bf16"};
+}
+
+// An fp8 D comes from fp8 inputs only (as cuBLASLt's); its scale and amax are for an fp8 D only.
+Status check_fp8_d(const GemmProblem& p) {
+  const std::string d_type(to_string(p.d.dtype));
+  if (is_fp8(p.d.dtype) && !is_fp8(p.a.dtype)) {
+    return {StatusCode::not_supported, "d.dtype " + d_type + " needs fp8 inputs (a.dtype is " +
+                                           std::string(to_string(p.a.dtype)) + ")"};
+  }
+  if (!is_fp8(p.d.dtype) && (p.d.scale != nullptr || p.d.amax != nullptr)) {
+    return invalid(std::string(p.d.scale != nullptr ? "d.scale" : "d.amax") +
+                   " is for an fp8 D, and d.dtype is " + d_type + "; leave it null");
+  }
+  return Status::success();
 }
 
 // The number of scales each operand's pointer must hold (scale_count_a/b), and the scales' own
@@ -213,22 +229,27 @@ Status validate(const GemmProblem& p) {
   }
   if (Status s = check_dtype("a", p.a.dtype, true); !s.ok()) return s;
   if (Status s = check_dtype("b", p.b.dtype, true); !s.ok()) return s;
-  if (Status s = check_dtype("d", p.d.dtype, false); !s.ok()) return s;
+  if (Status s = check_dtype("d", p.d.dtype, false, true); !s.ok()) return s;
   if (p.a.dtype != p.b.dtype && !(is_fp8(p.a.dtype) && is_fp8(p.b.dtype))) {
     return {StatusCode::not_supported, "a.dtype (" + std::string(to_string(p.a.dtype)) +
                                            ") and b.dtype (" + std::string(to_string(p.b.dtype)) +
                                            ") must be the same (or both fp8)"};
   }
   if (Status s = check_scales(p); !s.ok()) return s;
+  if (Status s = check_fp8_d(p); !s.ok()) return s;
   const bool reads_c = p.epilogue.beta != 0.0f;
   if (reads_c) {
     if (Status s = check_dtype("c", p.c.dtype, false); !s.ok()) return s;
   }
+  // An fp8 D's bias is fp32 or bf16, as cuBLASLt's.
+  const DType bias_or = is_fp8(p.d.dtype) ? DType::bf16 : p.d.dtype;
   if (p.epilogue.bias != nullptr && p.epilogue.bias_dtype != DType::fp32 &&
-      p.epilogue.bias_dtype != p.d.dtype) {
+      p.epilogue.bias_dtype != bias_or) {
     return {StatusCode::not_supported,
             "epilogue.bias_dtype (" + std::string(to_string(p.epilogue.bias_dtype)) +
-                ") must be fp32 or d.dtype (" + std::string(to_string(p.d.dtype)) + ")"};
+                ") must be fp32 or " +
+                (is_fp8(p.d.dtype) ? std::string("bf16 (d.dtype is fp8)")
+                                   : "d.dtype (" + std::string(to_string(p.d.dtype)) + ")")};
   }
   if (Status s = check_scalars(p.epilogue); !s.ok()) return s;
   if (p.epilogue.bias_batch_stride < 0) {
@@ -318,6 +339,10 @@ Status validate(const GemmProblem& p) {
     if (d_bytes.overlaps(bytes_of(p.epilogue.bias, *span, p.epilogue.bias_dtype))) {
       return invalid("d overlaps epilogue.bias");
     }
+    if (bytes_of(p.d.amax, p.d.amax != nullptr ? 1 : 0, DType::fp32)
+            .overlaps(bytes_of(p.epilogue.bias, *span, p.epilogue.bias_dtype))) {
+      return invalid("d.amax overlaps epilogue.bias");
+    }
   }
   if (p.groups.rows != GroupRows::none &&
       d_bytes.overlaps(bytes_of(p.groups.sizes, p.batch_count, DType::fp32))) {
@@ -330,6 +355,26 @@ Status validate(const GemmProblem& p) {
     }
     if (d_bytes.overlaps(bytes_of(p.scales.b, count_b, DType::fp32))) {
       return invalid("d overlaps scales.b");
+    }
+  }
+  // An fp8 D's scale is read and its amax written while D is: neither may share D's memory, and
+  // the amax (written first, on the GPU) none of what the call reads (the bias: above).
+  if (p.d.scale != nullptr && d_bytes.overlaps(bytes_of(p.d.scale, 1, DType::fp32))) {
+    return invalid("d overlaps d.scale");
+  }
+  if (p.d.amax != nullptr) {
+    const bool scaled = reads_ab && p.scales.mode != ScaleMode::none;
+    const std::pair<const char*, ByteRange> others[] = {
+        {"d", d_bytes},
+        {"d.scale", bytes_of(p.d.scale, p.d.scale != nullptr ? 1 : 0, DType::fp32)},
+        {"a", reads_ab ? bytes_of(p.a.data, span_a, p.a.dtype) : ByteRange{}},
+        {"b", reads_ab ? bytes_of(p.b.data, span_b, p.b.dtype) : ByteRange{}},
+        {"c", reads_c ? bytes_of(p.c.data, span_c, p.c.dtype) : ByteRange{}},
+        {"scales.a", scaled ? bytes_of(p.scales.a, scale_count_a(p), DType::fp32) : ByteRange{}},
+        {"scales.b", scaled ? bytes_of(p.scales.b, scale_count_b(p), DType::fp32) : ByteRange{}}};
+    const ByteRange amax = bytes_of(p.d.amax, 1, DType::fp32);
+    for (const auto& [name, bytes] : others) {
+      if (amax.overlaps(bytes)) return invalid(std::string("d.amax overlaps ") + name);
     }
   }
   return Status::success();

@@ -104,6 +104,8 @@ void fuzz_validate(Bytes& in) {
               static_cast<const float*>(in.pointer())};
   p.groups = {in.choice<GroupRows>(3), static_cast<const int32_t*>(in.pointer())};
   p.fast_accumulation = in.u8() % 2;
+  p.d.scale = static_cast<const float*>(in.pointer());  // last: the corpus keeps its meaning
+  p.d.amax = static_cast<float*>(const_cast<void*>(in.pointer()));
   const Status s = validate(p);
   if (s.ok() != s.message.empty()) __builtin_trap();  // an error always says why
 }
@@ -132,8 +134,8 @@ void fuzz_groups(Bytes& in) {
     ranges.push_back(r);
   }
   if (tiles > grouped_items_bound(kind, groups, m, n, block_m, block_n)) __builtin_trap();
-  const GroupedTiles walk{kind,    sizes.data(), groups, m, int32_t(cdiv(n, block_n)),
-                          block_m, int32_t(1 + in.u8() % 8)};
+  const GroupedTiles walk{
+      kind, sizes.data(), groups, m, int32_t(cdiv(n, block_n)), block_m, int32_t(1 + in.u8() % 8)};
   const int programs = 1 + in.u8() % 140;
   std::vector<uint8_t> seen(size_t(tiles), 0);
   int64_t first_of_group = 0;

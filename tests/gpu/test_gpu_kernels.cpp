@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 #include "gemm_check.hpp"
@@ -651,12 +652,30 @@ TEST_F(GpuKernels, Fp8E5m2TimesE5m2IsRefusedOnTheGpuWithAReason) {
   s.output_dtype = DType::bf16;
   s.layout_b = Layout::col_major;
   std::unique_ptr<harness::Workload> w;
-  ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
-  GemmOptions o;
-  o.backend = Backend::gpu;
-  const Status st = gemm(w->problem(), o);
+  GemmReport report;
+  const Status st = run_on_gpu(s, &w, &report);
   EXPECT_NE(st.message.find("fp8_e5m2 x fp8_e5m2 is not compiled"), std::string::npos)
       << st.message;
+}
+
+// The kernel's epilogue has no fp8 D yet: the GPU refuses it with the reason, and D and the amax
+// keep their poison (the CPU backend takes it: tests/host/test_cpu_backend.cpp).
+TEST_F(GpuKernels, Fp8OutputIsRefusedOnTheGpuWithAReason) {
+  if (!hopper()) GTEST_SKIP() << "fp8 runs on sm90 alone";
+  WorkloadSpec s;
+  s.m = s.n = s.k = 128;
+  s.input_dtype = s.output_dtype = DType::fp8_e4m3;
+  s.layout_b = Layout::col_major;
+  std::unique_ptr<harness::Workload> w;
+  GemmReport report;
+  const Status st = run_on_gpu(s, &w, &report);
+  ASSERT_TRUE(w != nullptr);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message.find("an fp8 D (fp8_e4m3) is not compiled yet"), std::string::npos)
+      << st.message;
+  ASSERT_TRUE(w->fetch_output().ok());
+  EXPECT_TRUE(std::isnan(w->amax()));
+  EXPECT_FALSE(std::isfinite(w->check(1e12)));  // D still all NaN
 }
 
 TEST_F(GpuKernels, KernelsRefuseDtypesTheyDoNotTake) {

@@ -146,7 +146,8 @@ TEST(CliExplain, BadArgumentsNameTheOption) {
 TEST(CliRun, BadOptionValuesAreNamed) {
   expect_errors({
       {"run 8 8 8 --dtype fp64", "--dtype 'fp64' is not a dtype"},
-      {"run 8 8 8 --dtype fp8 --out-dtype fp8", "d.dtype fp8_e4m3 is not supported as an output"},
+      {"run 8 8 8 --dtype bf16 --out-dtype fp8", "fp8_e4m3 needs fp8 inputs (a.dtype is bf16)"},
+      {"run 8 8 8 --dtype fp8 --out-dtype fp8 --in-place --beta 1", "an fp8 D takes a bf16 C"},
       {"run 8 8 8 --dtype bf16 --scale-mode tensor", "--scale-mode tensor needs fp8 inputs"},
       {"run 8 8 8 --dtype fp8 --scale-mode rows", "--scale-mode 'rows' is not a scale mode"},
       {"run 8 8 8 --dtype fp8 --dtype-b bf16", "must be the same (or both fp8)"},
@@ -220,6 +221,17 @@ TEST(CliRun, Fp8WithEachScaleModeChecksAgainstTheReference) {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("fp8_e4m3xfp8_e5m2"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
+  }
+}
+
+TEST(CliRun, Fp8OutputChecksAgainstTheReferenceAndReportsItsAmax) {
+  for (const char* type : {"fp8_e4m3", "fp8_e5m2"}) {
+    const Result r = run_cli(std::string("run 70 150 260 --backend cpu --check --reps 1 ") +
+                             "--dtype fp8 --scale-mode block --bias --out-dtype " + type);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(std::string("->") + type), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("amax: "), std::string::npos) << r.output;
   }
 }
 

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
+#include <memory>
 #include <random>
 #include <utility>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "cpu/cpu_backend.hpp"
 #include "cpu/micro_kernel.hpp"
 #include "gemm_check.hpp"
+#include "problem/dtype.hpp"
 #include "problem/scales.hpp"
 
 namespace tilegemm {
@@ -216,6 +219,91 @@ TEST(CpuBackend, Fp8EveryPairScaleModeAndLayout) {
         s.seed = seed++;
         testing::expect_matches_reference(s, cpu_backend());
       }
+}
+
+// An fp8 D against the float64 reference (times D's scale), its amax against the reference's
+// largest magnitude: both types, every scale mode, layouts and epilogues, C and bias in bf16.
+TEST(CpuBackend, Fp8OutputsEveryTypeScaleModeAndEpilogue) {
+  uint64_t seed = 700;
+  for (DType d : {DType::fp8_e4m3, DType::fp8_e5m2})
+    for (ScaleMode mode :
+         {ScaleMode::none, ScaleMode::tensor, ScaleMode::channel, ScaleMode::block}) {
+      harness::WorkloadSpec s;
+      s.m = 45 + int64_t(seed % 7);
+      s.n = 131;
+      s.k = 1000 + int64_t(seed % 5) * 37;
+      s.input_dtype = seed % 2 ? DType::fp8_e4m3 : DType::fp8_e5m2;
+      s.input_dtype_b = DType::fp8_e4m3;
+      s.output_dtype = d;
+      s.scale_mode = mode;
+      s.layout_b = seed % 3 ? Layout::col_major : Layout::row_major;
+      s.layout_c = seed % 4 == 1 ? Layout::col_major : Layout::row_major;
+      s.alpha = seed % 2 ? 1.0f : 0.5f;
+      s.beta = seed % 3 == 0 ? 0.75f : 0.0f;
+      s.bias = seed % 2 == 0;
+      s.activation = seed % 4 == 2 ? Activation::silu : Activation::none;
+      s.batch_count = seed % 5 == 0 ? 2 : 1;
+      s.seed = seed++;
+      testing::expect_matches_reference(s, cpu_backend());
+    }
+}
+
+// An fp8 D is the same call's fp32 D times the scale, rounded to nearest even and saturated, bit
+// for bit; the amax is that fp32 D's largest magnitude, exactly.
+TEST(CpuBackend, Fp8OutputIsTheScaledFp32OutputAndItsAmax) {
+  const int64_t m = 37, n = 70, k = 300;
+  harness::WorkloadSpec s;
+  s.m = m, s.n = n, s.k = k;
+  s.input_dtype = DType::fp8_e4m3;
+  s.output_dtype = DType::fp32;
+  s.scale_mode = ScaleMode::channel;
+  s.bias = true;
+  s.activation = Activation::gelu;
+  s.seed = 71;
+  std::unique_ptr<harness::Workload> w;
+  ASSERT_TRUE(harness::Workload::create(s, false, &w).ok());
+  GemmProblem p = w->problem();
+  std::vector<float> reference(size_t(m * n));
+  p.d.data = reference.data();
+  p.d.ld = n;
+  ASSERT_TRUE(gemm(p, cpu_backend()).ok());
+  float largest = 0.0f;
+  for (float x : reference) largest = std::max(largest, std::fabs(x));
+  ASSERT_GT(largest, 1.0f);
+  for (DType d : {DType::fp8_e4m3, DType::fp8_e5m2})
+    for (float scale : {0.25f, 3.0f, 448.0f * 4.0f / largest}) {  // the last saturates e4m3
+      std::vector<uint8_t> out(size_t(m * n), 0x7f);              // NaN in both types
+      float amax = std::numeric_limits<float>::quiet_NaN();
+      GemmProblem q = p;
+      q.d = {out.data(), d, Layout::row_major, n, 0};
+      q.d.scale = &scale;
+      q.d.amax = &amax;
+      ASSERT_TRUE(gemm(q, cpu_backend()).ok());
+      EXPECT_EQ(amax, largest) << to_string(d) << " scale " << scale;
+      const Fp8Format format = d == DType::fp8_e4m3 ? e4m3_format() : e5m2_format();
+      int saturated = 0;
+      for (size_t i = 0; i < out.size(); ++i) {
+        ASSERT_EQ(out[i], float_to_fp8_bits(scale * reference[i], format))
+            << to_string(d) << " scale " << scale << " element " << i;
+        saturated += std::fabs(fp8_bits_to_float(out[i], format)) == 448.0f;
+      }
+      if (d == DType::fp8_e4m3 && scale > 100.0f) EXPECT_GT(saturated, 0);
+    }
+}
+
+// An empty D still sets the amax: the largest of no values is 0.
+TEST(CpuBackend, Fp8OutputOfNoElementsHasAmaxZero) {
+  std::vector<uint8_t> a(4), b(4);
+  float amax = -1.0f, scale = 2.0f;
+  GemmProblem p;
+  p.m = 0, p.n = 3, p.k = 1;
+  p.a = {a.data(), DType::fp8_e4m3, Layout::row_major, 0, 0};
+  p.b = {b.data(), DType::fp8_e4m3, Layout::row_major, 0, 0};
+  p.d = {nullptr, DType::fp8_e4m3, Layout::row_major, 0, 0};
+  p.d.scale = &scale;
+  p.d.amax = &amax;
+  ASSERT_TRUE(gemm(p, cpu_backend()).ok());
+  EXPECT_EQ(amax, 0.0f);
 }
 
 // The block scales' layout as tilegemm.hpp documents it, by hand: A and B all ones, every scale 1

@@ -163,6 +163,71 @@ TEST(Validation, Fp8InputsTakeScalesOfEveryMode) {
   }
 }
 
+// An fp8 D: from fp8 inputs only, a bf16 or fp32 bias, its scale and amax for an fp8 D only and
+// apart from D and every input.
+TEST(Validation, Fp8OutputsAreCheckedAndNamed) {
+  const auto fp8_d = [](HostProblem& h) {
+    h.p.a.dtype = h.p.b.dtype = DType::fp8_e4m3;
+    h.p.d.dtype = DType::fp8_e5m2;
+    h.p.epilogue.beta = 0.0f;
+  };
+  {
+    HostProblem h;
+    fp8_d(h);
+    h.p.d.scale = &h.bias[0];
+    h.p.d.amax = &h.bias[1];
+    h.p.epilogue.bias = h.c.data();
+    h.p.epilogue.bias_dtype = DType::bf16;
+    EXPECT_TRUE(validate(h.p).ok()) << validate(h.p).message;
+  }
+  expect_rejected([](HostProblem& h) { h.p.d.dtype = DType::fp8_e4m3; }, StatusCode::not_supported,
+                  "d.dtype fp8_e4m3 needs fp8 inputs (a.dtype is fp32)");
+  expect_rejected([](HostProblem& h) { h.p.d.scale = &h.bias[0]; }, StatusCode::invalid_argument,
+                  "d.scale is for an fp8 D, and d.dtype is fp32; leave it null");
+  expect_rejected([](HostProblem& h) { h.p.d.amax = &h.bias[0]; }, StatusCode::invalid_argument,
+                  "d.amax is for an fp8 D, and d.dtype is fp32; leave it null");
+  expect_rejected(
+      [&](HostProblem& h) {
+        fp8_d(h);
+        h.p.epilogue.bias = h.bias.data();
+        h.p.epilogue.bias_dtype = DType::fp16;
+      },
+      StatusCode::not_supported,
+      "epilogue.bias_dtype (fp16) must be fp32 or bf16 (d.dtype is fp8)");
+  expect_rejected(
+      [&](HostProblem& h) {
+        fp8_d(h);
+        h.p.d.scale = reinterpret_cast<const float*>(reinterpret_cast<const char*>(h.d.data()) + 4);
+      },
+      StatusCode::invalid_argument, "d overlaps d.scale");
+  expect_rejected(
+      [&](HostProblem& h) {
+        fp8_d(h);
+        h.p.d.amax = reinterpret_cast<float*>(reinterpret_cast<char*>(h.d.data()) + 8);
+      },
+      StatusCode::invalid_argument, "d.amax overlaps d");
+  expect_rejected(
+      [&](HostProblem& h) {
+        fp8_d(h);
+        h.p.d.amax = reinterpret_cast<float*>(h.a.data()) + 1;
+      },
+      StatusCode::invalid_argument, "d.amax overlaps a");
+  expect_rejected(
+      [&](HostProblem& h) {
+        fp8_d(h);
+        h.p.d.scale = &h.bias[0];
+        h.p.d.amax = &h.bias[0];
+      },
+      StatusCode::invalid_argument, "d.amax overlaps d.scale");
+  expect_rejected(
+      [&](HostProblem& h) {
+        fp8_d(h);
+        h.p.epilogue.bias = h.bias.data();
+        h.p.d.amax = &h.bias[2];
+      },
+      StatusCode::invalid_argument, "d.amax overlaps epilogue.bias");
+}
+
 TEST(Validation, ScalesAreCheckedAndNamed) {
   const auto fp8 = [](HostProblem& h, ScaleMode mode) {
     h.p.a.dtype = h.p.b.dtype = DType::fp8_e4m3;
@@ -205,7 +270,7 @@ TEST(Validation, UnsupportedTypes) {
   expect_rejected([](HostProblem& h) { h.p.b.dtype = DType::fp16; }, StatusCode::not_supported,
                   "a.dtype (fp32) and b.dtype (fp16) must be the same");
   expect_rejected([](HostProblem& h) { h.p.d.dtype = DType::fp8_e4m3; }, StatusCode::not_supported,
-                  "d.dtype fp8_e4m3 is not supported as an output");
+                  "d.dtype fp8_e4m3 needs fp8 inputs (a.dtype is fp32)");
   expect_rejected(
       [](HostProblem& h) {
         h.p.a.dtype = DType::fp8_e4m3;
