@@ -224,15 +224,15 @@ Status Workload::check_spec(const WorkloadSpec& s) {
                   bytes / 1e9, available / 1e9);
     return {StatusCode::out_of_memory, text};
   }
-  // The problem over stand-in addresses 2^56 bytes apart (farther than any buffer that passed the
-  // check above reaches), never read.
-  if (s.in_place && is_fp8(s.output_dtype)) {
+  const bool fp8_d = is_fp8(s.output_dtype);
+  if (s.in_place && fp8_d) {
     return {StatusCode::invalid_argument,
             "workload: in_place needs C of D's type, and an fp8 D takes a bf16 C"};
   }
+  // The problem over stand-in addresses 2^56 bytes apart (farther than any buffer that passed the
+  // check above reaches), never read.
   const auto at = [](uintptr_t i) { return reinterpret_cast<void*>(i << 56); };
   Workload stand_in(s, false);
-  const bool fp8_d = is_fp8(s.output_dtype);
   const GemmProblem p = stand_in.problem_over(at(1), at(2), s.in_place ? at(4) : at(3), at(4),
                                               s.bias ? at(5) : nullptr,
                                               s.scale_mode != ScaleMode::none ? at(6) : nullptr,
