@@ -60,6 +60,10 @@ Status launch(const gpu::Kernel& kernel, const GemmProblem& p, const KernelConfi
   if (num_tiles(p.m, p.n, config.block_m, config.block_n) > INT_MAX) {
     return {StatusCode::not_supported, "the problem has more output tiles than one launch holds"};
   }
+  // An fp8 D's amax: the kernel's programs raise it from zero (and an empty D leaves it there).
+  if (p.d.amax != nullptr) {
+    if (Status s = gpu::zero_on_stream(p.d.amax, sizeof(float), p.stream); !s.ok()) return s;
+  }
   if (p.m == 0 || p.n == 0) return Status::success();
   return kernel.launch(launch_args(p, config), config, workspace);
 }

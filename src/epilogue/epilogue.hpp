@@ -27,6 +27,7 @@ struct EpilogueParams {
   MatrixView c;                   // read only when beta != 0
   MatrixView d;
   const float* d_scale = nullptr;  // an fp8 D's scale (null: 1)
+  float* d_amax = nullptr;         // an fp8 D's amax: max |value| before the scale (null: none)
 };
 
 // Whether an epilogue (EpilogueParams or the problem's EpilogueDesc) is D = alpha * AB alone: no
@@ -141,6 +142,7 @@ inline EpilogueParams make_epilogue_params(const GemmProblem& problem) {
   p.c = view_of(problem.c, problem.m, problem.n);
   p.d = view_of(problem.d, problem.m, problem.n);
   p.d_scale = problem.d.scale;
+  p.d_amax = problem.d.amax;
   return p;
 }
 

@@ -1,11 +1,12 @@
-// Device-side stores of the epilogue that kernels share: D's 16-bit pairs packed with the hardware
-// conversions, D = alpha * AB for a run of eight outputs in 16-byte stores, and for four outputs
-// straight from a thread's accumulators. The conversions round to nearest even, as store_from_float
-// does; only a NaN's payload may differ.
+// Device-side stores of the epilogue that kernels share: D's 16-bit and fp8 pairs packed with the
+// hardware conversions, D = alpha * AB for a run of eight outputs in 16-byte stores, and for four
+// outputs straight from a thread's accumulators. The conversions round to nearest even, as
+// store_from_float does; only a NaN's payload may differ.
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include "epilogue/epilogue.hpp"
 
@@ -19,6 +20,12 @@ __device__ __forceinline__ uint32_t pack_pair(bool fp16, float v0, float v1) {
   }
   const __nv_bfloat162 pair = __floats2bfloat162_rn(v0, v1);
   return *reinterpret_cast<const uint32_t*>(&pair);
+}
+// Two outputs of an fp8 D (e4m3 unless e5m2), as one 16-bit word: cvt rounds to nearest even and
+// saturates as float_to_fp8_bits does.
+__device__ __forceinline__ uint16_t pack_fp8_pair(bool e5m2, float v0, float v1) {
+  return __nv_cvt_float2_to_fp8x2(make_float2(v0, v1), __NV_SATFINITE,
+                                  e5m2 ? __NV_E5M2 : __NV_E4M3);
 }
 __device__ __forceinline__ float2 unpack_pair(bool fp16, uint32_t bits) {
   return fp16 ? __half22float2(*reinterpret_cast<const __half2*>(&bits))

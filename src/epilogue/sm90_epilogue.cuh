@@ -32,9 +32,10 @@ namespace tilegemm::sm90 {
 // is one of the others, chosen per launch. kHoldsChunks: the tma route carries chunks into the
 // next tile (store_tma). kFp32CInBuffers: an fp32 C may come into the buffers too (where it does
 // not, that code is left out: in 256x128 its requests and reads made ptxas spill in the K loop,
-// and each thread loads its own C instead).
+// and each thread loads its own C instead). kFp8Out: D may be fp8 (fp8 inputs, not kPlain); it
+// takes the general routes, tma_general or from registers, with D's scale and the amax.
 template <int kRows, int kBlockN, int kBuffers, bool kPlain, bool kHoldsChunks,
-          bool kFp32CInBuffers_>
+          bool kFp32CInBuffers_, bool kFp8Out = false>
 struct Sm90Epilogue {
   static constexpr int kParts = kRows / 64;
   static constexpr bool kFp32CInBuffers = kFp32CInBuffers_;
@@ -46,7 +47,8 @@ struct Sm90Epilogue {
   WarpgroupBarrier barrier;  // the consumer's 128 threads
   bool c_in_buffers;         // C comes by TMA into the buffers (the tma_general route)
   SourceC c;
-  HeldChunks held;  // chunks of the last tile's D not yet stored (store_tma)
+  HeldChunks held;    // chunks of the last tile's D not yet stored (store_tma)
+  float amax = 0.0f;  // an fp8 D: the largest |value| this thread has stored (before the scale)
 
   __device__ __forceinline__ Sm90Epilogue(unsigned char* buffers_, WarpgroupBarrier barrier_,
                                           bool c_in_buffers_, SourceC c_)
@@ -108,12 +110,20 @@ struct Sm90Epilogue {
       }
       return;
     }
+    const bool fp8_d = kFp8Out && is_fp8(e.d.dtype);
+    const float d_scale = fp8_d && e.d_scale != nullptr ? *e.d_scale : 1.0f;
     if (route == StoreRoute::tma_general) {
       const auto finish = [&](auto element_bytes) {
         finish_tma<decltype(element_bytes)::value, kBuffers, kFp32CInBuffers>(
             e, map_d, buffers, acc, tile_row, tile_col, int(tile.batch), barrier, m, n,
-            c_in_buffers, c);
+            c_in_buffers, c, d_scale, &amax);
       };
+      if constexpr (kFp8Out && kBlockN % store_columns(1) == 0) {  // else never this route
+        if (fp8_d) {
+          finish(std::integral_constant<int, 1>{});
+          return;
+        }
+      }
       if (e.d.dtype == DType::fp32) {
         finish(std::integral_constant<int, 4>{});
       } else {
@@ -125,6 +135,16 @@ struct Sm90Epilogue {
     const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
     const int64_t row0 = row_origin + tile.tile.pid_m * block_m + my_row + warp * 16 + lane / 4;
     const int64_t col0 = tile.tile.pid_n * kBlockN + 2 * (lane % 4);
+    if constexpr (kFp8Out) {
+      if (fp8_d) {
+#pragma unroll
+        for (int i = 0; i < kParts; ++i) {
+          finish_rolled<true>(e, tile.batch, row0 + i * 64, col0, acc[i], m, n, pairs, d_scale,
+                              &amax);
+        }
+        return;
+      }
+    }
     // The unrolled form where every column of the tile lies inside D; rows are masked either way.
     const bool scaled = route == StoreRoute::scaled && tile_col + kBlockN <= n;
 #pragma unroll
@@ -141,8 +161,22 @@ struct Sm90Epilogue {
   }
 
   // After the consumer's last tile: the held chunks out, and every TMA store's read of the
-  // buffers done before the program's shared memory goes.
-  __device__ __forceinline__ void finish(const CUtensorMap& map_d, StoreRoute route) {
+  // buffers done before the program's shared memory goes. An fp8 D's amax: each warp's largest
+  // into e.d_amax (zeroed before the launch) by one atomic max on its bits, which order as the
+  // values do for the non-negative floats.
+  __device__ __forceinline__ void finish(const EpilogueParams& e, const CUtensorMap& map_d,
+                                         StoreRoute route) {
+    if constexpr (kFp8Out) {
+      if (e.d_amax != nullptr) {
+#pragma unroll
+        for (int lanes = 16; lanes > 0; lanes /= 2) {
+          amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, lanes));
+        }
+        if (threadIdx.x % 32 == 0 && amax > 0.0f) {
+          atomicMax(reinterpret_cast<unsigned int*>(e.d_amax), __float_as_uint(amax));
+        }
+      }
+    }
     if constexpr (kPlain && kHoldsChunks) held.store(map_d, buffers, barrier);
     if ((kPlain || route == StoreRoute::tma_general) && threadIdx.x % 128 == 0) {
       cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});

@@ -39,6 +39,9 @@ __device__ __forceinline__ void store_pair(const MatrixView& d, int64_t batch, i
   }
   if (d.dtype == DType::fp32) {
     *reinterpret_cast<float2*>(static_cast<float*>(d.data) + at) = make_float2(v0, v1);
+  } else if (is_fp8(d.dtype)) {
+    *reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(d.data) + at) =
+        pack_fp8_pair(d.dtype == DType::fp8_e5m2, v0, v1);
   } else {
     const bool fp16 = d.dtype == DType::fp16;
     const uint32_t lo = fp16 ? float_to_fp16_bits(v0) : float_to_bf16_bits(v0);
@@ -210,18 +213,33 @@ __device__ __forceinline__ void take_round(const float (&acc)[N], int round,
   // clang-format on
 }
 
+// An fp8 D: a finished round's values into `amax` (their largest magnitude, those inside D; fmaxf
+// passes over NaNs), then times D's scale.
+__device__ __forceinline__ void scale_fp8_round(int64_t row, int64_t col, float (&v)[kRoundValues],
+                                                int64_t m, int64_t n, float d_scale, float& amax) {
+#pragma unroll
+  for (int r = 0; r < kRoundValues; ++r) {
+    const bool inside = row + 8 * (r % 4 / 2) < m && col + 8 * (r / 4) + r % 2 < n;
+    amax = fmaxf(amax, inside ? fabsf(v[r]) : 0.0f);
+    v[r] *= d_scale;
+  }
+}
+
 // The general epilogue into any D (column-major, rows TMA cannot describe): each round's
-// pairs stored from registers, masked at the edges.
-template <int N>
+// pairs stored from registers, masked at the edges. kFp8Out: D may be fp8, with its scale
+// (d_scale) and amax (scale_fp8_round).
+template <bool kFp8Out = false, int N>
 __device__ __forceinline__ void finish_rolled(const EpilogueParams& p, int64_t batch, int64_t row,
                                               int64_t col0, float (&acc)[N], int64_t m, int64_t n,
-                                              bool pairs) {
+                                              bool pairs, float d_scale = 1.0f,
+                                              float* amax = nullptr) {
 #pragma unroll 1
   for (int round = 0; round < N / kRoundValues; ++round) {
     const int64_t col = col0 + round * 8 * kRoundBlocks;
     float v[kRoundValues];
     take_round(acc, round, v);
     finish_round(p, batch, row, col, v, m, n);
+    if constexpr (kFp8Out) scale_fp8_round(row, col, v, m, n, d_scale, *amax);
 #pragma unroll
     for (int b = 0; b < kRoundBlocks; ++b)
 #pragma unroll

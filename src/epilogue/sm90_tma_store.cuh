@@ -280,30 +280,34 @@ struct SourceC {
 };
 
 // The general epilogue (beta*C, bias, activation) into a D that TMA stores (row-major, described
-// by map_d; kElementBytes 2 for fp16 and bf16, 4 for fp32), for a consumer's part of the tile
+// by map_d; kElementBytes 2 for fp16 and bf16, 4 for fp32, 1 for fp8 with D's scale, d_scale, and
+// the amax of its values, *amax: scale_fp8_round), for a consumer's part of the tile
 // (kParts wgmma tiles of 64 rows from row0, columns from col0): finish_rolled's rounds, each
 // writing its pairs into a store buffer instead of D. Chunk c of the part (64 rows x 128 bytes:
-// four rounds of a 16-bit D, two of fp32) fills buffer c % kBuffers; once every buffer is full
-// (e.g. 128x256: four chunks of a 16-bit D, eight of fp32, two buffers) they go to TMA, and the
-// next chunks wait until TMA has read them. Nothing is held into the next tile: this route is for
-// epilogues that cost more than that wait. A 16-bit D takes the approximate activations
-// (activate), an fp32 D the exact ones.
-// With `c_in_buffers` (sm90_gemm's: c_by_tma, but for an fp32 C in 256x128), C arrives in the
-// buffers by TMA: the first buffers' chunks were requested during the tile's K loop, the rest once
-// the ones before have gone to D. Each thread reads the pair of C where it writes D's pair. Else
-// each thread loads its values of C itself (finish_round). kFp32CInBuffers: whether the kernel
-// ever puts an fp32 C there; where it does not, that code is left out at compile time.
+// four rounds of a 16-bit D, two of fp32, eight of fp8) fills buffer c % kBuffers; once every
+// buffer is full (e.g. 128x256: four chunks of a 16-bit D, eight of fp32, two buffers) they go to
+// TMA, and the next chunks wait until TMA has read them. Nothing is held into the next tile: this
+// route is for epilogues that cost more than that wait. A 16-bit D takes the approximate
+// activations (activate); an fp32 D the exact ones, and so does an fp8 D, whose values are then an
+// fp32 D's (times the scale), its amax included. With `c_in_buffers` (sm90_gemm's: c_by_tma, but
+// for an fp32 C in 256x128), C arrives in the buffers by TMA: the first buffers' chunks were
+// requested during the tile's K loop, the rest once the ones before have gone to D. Each thread
+// reads the pair of C where it writes D's pair. Else each thread loads its values of C itself
+// (finish_round). kFp32CInBuffers: whether the kernel ever puts an fp32 C there; where it does not,
+// that code is left out at compile time.
 template <int kElementBytes, int kBuffers, bool kFp32CInBuffers, int kParts, int N>
 __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtensorMap& map_d,
                                            unsigned char* buffers, float (&acc)[kParts][N],
                                            int row0, int col0, int batch, WarpgroupBarrier barrier,
-                                           int64_t m, int64_t n, bool c_in_buffers, SourceC& c) {
-  const bool c_tma = c_in_buffers && (kElementBytes == 2 || kFp32CInBuffers);
+                                           int64_t m, int64_t n, bool c_in_buffers, SourceC& c,
+                                           float d_scale = 1.0f, float* amax = nullptr) {
+  const bool c_tma =
+      c_in_buffers && (kElementBytes == 2 || (kElementBytes == 4 && kFp32CInBuffers));
   constexpr int kColumns = store_columns(kElementBytes);
   constexpr int kChunksPerPart = 2 * N / kColumns, kChunks = kParts * kChunksPerPart;
   constexpr int kRoundsPerChunk = kColumns / (8 * kRoundBlocks);
   static_assert(kBuffers >= kChunks || kChunks % kBuffers == 0, "whole groups of chunks");
-  const bool fp16 = p.d.dtype == DType::fp16;
+  const bool fp16 = p.d.dtype == DType::fp16, e5m2 = p.d.dtype == DType::fp8_e5m2;
   const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
   const int row = 16 * warp + lane / 4, col = 2 * (lane % 4);  // the thread's first pair
   // Chunks first, first + 1, ... in buffers 0, 1, ...
@@ -354,8 +358,10 @@ __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtens
             pair[1] = p.alpha * pair[1] + p.beta * source.y;
           }
       }
-      finish_round<kElementBytes == 2>(p, batch, row0 + i * kStoreRows + row,
-                                       col0 + round * 8 * kRoundBlocks + col, v, m, n, c_tma);
+      const int64_t v_row = row0 + i * kStoreRows + row,
+                    v_col = col0 + round * 8 * kRoundBlocks + col;
+      finish_round<kElementBytes == 2>(p, batch, v_row, v_col, v, m, n, c_tma);
+      if constexpr (kElementBytes == 1) scale_fp8_round(v_row, v_col, v, m, n, d_scale, *amax);
 #pragma unroll
       for (int b = 0; b < kRoundBlocks; ++b)
 #pragma unroll
@@ -363,8 +369,10 @@ __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtens
           const float v0 = v[4 * b + 2 * half], v1 = v[4 * b + 2 * half + 1];
           if constexpr (kElementBytes == 4) {
             *reinterpret_cast<float2*>(at(b, half)) = make_float2(v0, v1);
-          } else {
+          } else if constexpr (kElementBytes == 2) {
             *reinterpret_cast<uint32_t*>(at(b, half)) = pack_pair(fp16, v0, v1);
+          } else {
+            *reinterpret_cast<uint16_t*>(at(b, half)) = pack_fp8_pair(e5m2, v0, v1);
           }
         }
     }

@@ -123,4 +123,9 @@ bool stream_is_capturing(void* stream) {
   return status != cudaStreamCaptureStatusNone;
 }
 
+Status zero_on_stream(void* data, size_t bytes, void* stream) {
+  return cuda_status(cudaMemsetAsync(data, 0, bytes, static_cast<cudaStream_t>(stream)),
+                     "zero_on_stream: cudaMemsetAsync");
+}
+
 }  // namespace tilegemm::gpu

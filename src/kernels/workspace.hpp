@@ -54,4 +54,7 @@ class Workspace {
 // true: the answer that allocates and synchronises nothing.
 bool stream_is_capturing(void* stream);
 
+// Sets `bytes` of device memory at `data` to zero, in stream order (a memset node when captured).
+Status zero_on_stream(void* data, size_t bytes, void* stream);
+
 }  // namespace tilegemm::gpu

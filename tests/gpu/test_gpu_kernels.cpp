@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 #include "gemm_check.hpp"
@@ -567,7 +568,8 @@ TEST_F(GpuKernels, Tf32InputsAreRoundedToNearest) {
 
 // fp8 on sm90: every compiled config, with promoted sums (the default) where compiled and with
 // fast accumulation, each scale mode, the three input pairs, both layouts of each operand
-// (MN-major ones are copied K-major first), every output type, epilogues, and shapes with
+// (MN-major ones are copied K-major first), every output type (an fp8 D with its scale and amax)
+// and both layouts of D, epilogues, and shapes with
 // partial tiles and a K that is no multiple of 16 (copied onto aligned lines) or 128 (a partial
 // scale block). Each config that splits its last round also runs a split case: the tail's and the
 // head's K ranges read their own block scales.
@@ -597,7 +599,10 @@ TEST_F(GpuKernels, Fp8EveryConfigScaleModeAndAccumulation) {
           WorkloadSpec s;
           s.m = shape[0], s.n = shape[1], s.k = shape[2];
           std::tie(s.input_dtype, s.input_dtype_b) = pairs[seed % 3];
-          s.output_dtype = seed % 4 == 0 ? DType::fp32 : seed % 4 == 1 ? DType::fp16 : DType::bf16;
+          constexpr DType kOutputs[] = {DType::fp32, DType::fp16, DType::bf16, DType::fp8_e4m3,
+                                        DType::fp8_e5m2};
+          s.output_dtype = kOutputs[seed % 5];
+          s.layout_c = seed % 9 == 4 ? Layout::col_major : Layout::row_major;
           s.layout_a = seed % 5 == 0 ? Layout::col_major : Layout::row_major;
           s.layout_b = seed % 7 < 5 ? Layout::col_major : Layout::row_major;
           s.scale_mode = mode;
@@ -658,24 +663,107 @@ TEST_F(GpuKernels, Fp8E5m2TimesE5m2IsRefusedOnTheGpuWithAReason) {
       << st.message;
 }
 
-// The kernel's epilogue has no fp8 D yet: the GPU refuses it with the reason, and D and the amax
-// keep their poison (the CPU backend takes it: tests/host/test_cpu_backend.cpp).
-TEST_F(GpuKernels, Fp8OutputIsRefusedOnTheGpuWithAReason) {
+// An fp8 D is the same call's fp32 D times the scale, rounded to nearest even and saturated, bit
+// for bit, and its amax is that fp32 D's largest magnitude, exactly: the same kernel and config
+// compute both, and only the store differs. Partial tiles in M and N, both layouts of D, a scale
+// that saturates e4m3; the amax starts as NaN and D as NaN bytes.
+TEST_F(GpuKernels, Fp8OutputIsTheScaledFp32OutputAndItsAmax) {
   if (!hopper()) GTEST_SKIP() << "fp8 runs on sm90 alone";
+  const int64_t m = 300, n = 257, k = 513;
   WorkloadSpec s;
-  s.m = s.n = s.k = 128;
-  s.input_dtype = s.output_dtype = DType::fp8_e4m3;
+  s.m = m, s.n = n, s.k = k;
+  s.input_dtype = DType::fp8_e4m3;
+  s.output_dtype = DType::fp32;
   s.layout_b = Layout::col_major;
+  s.scale_mode = ScaleMode::channel;
+  s.alpha = 1.5f;
+  s.bias = true;
+  s.activation = Activation::gelu;
+  s.seed = 91;
   std::unique_ptr<harness::Workload> w;
-  GemmReport report;
-  const Status st = run_on_gpu(s, &w, &report);
-  ASSERT_TRUE(w != nullptr);
-  EXPECT_FALSE(st.ok());
-  EXPECT_NE(st.message.find("an fp8 D (fp8_e4m3) is not compiled yet"), std::string::npos)
-      << st.message;
-  ASSERT_TRUE(w->fetch_output().ok());
-  EXPECT_TRUE(std::isnan(w->amax()));
-  EXPECT_FALSE(std::isfinite(w->check(1e12)));  // D still all NaN
+  ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
+  GemmOptions o;
+  o.backend = Backend::gpu;
+  o.kernel = "sm90";
+  o.config = parse_kernel_config("128x128x128/g8/s6/w12/wt64x128");
+  ASSERT_TRUE(o.config.has_value());
+  const size_t count = size_t(m * n);
+  float *dev_fp32 = nullptr, *dev_scalars = nullptr;  // scalars: the scale, the amax
+  uint8_t* dev_fp8 = nullptr;
+  ASSERT_EQ(cudaMalloc(&dev_fp32, count * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dev_fp8, count), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dev_scalars, 2 * sizeof(float)), cudaSuccess);
+  GemmProblem p = w->problem();
+  p.d = {dev_fp32, DType::fp32, Layout::row_major, n, 0};
+  ASSERT_TRUE(gemm(p, o).ok());
+  std::vector<float> reference(count);
+  ASSERT_EQ(cudaMemcpy(reference.data(), dev_fp32, count * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  float largest = 0.0f;
+  for (float x : reference) largest = std::max(largest, std::fabs(x));
+  ASSERT_GT(largest, 1.0f);
+  for (DType d : {DType::fp8_e4m3, DType::fp8_e5m2})
+    for (Layout layout : {Layout::row_major, Layout::col_major})
+      for (float scale : {0.25f, 3.0f, 448.0f * 4.0f / largest}) {  // the last saturates e4m3
+        const float scalars[2] = {scale, std::numeric_limits<float>::quiet_NaN()};
+        ASSERT_EQ(cudaMemcpy(dev_scalars, scalars, sizeof(scalars), cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        ASSERT_EQ(cudaMemset(dev_fp8, 0x7f, count), cudaSuccess);  // NaN in both types
+        GemmProblem q = p;
+        q.d = {dev_fp8, d, layout, layout == Layout::row_major ? n : m, 0};
+        q.d.scale = &dev_scalars[0];
+        q.d.amax = &dev_scalars[1];
+        GemmReport report;
+        const Status st = gemm(q, o, &report);
+        ASSERT_TRUE(st.ok()) << st.message;
+        EXPECT_EQ(report.kernel, "sm90");
+        std::vector<uint8_t> out(count);
+        float amax = 0.0f;
+        ASSERT_EQ(cudaMemcpy(out.data(), dev_fp8, count, cudaMemcpyDeviceToHost), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(&amax, &dev_scalars[1], 4, cudaMemcpyDeviceToHost), cudaSuccess);
+        EXPECT_EQ(amax, largest) << to_string(d) << " scale " << scale;
+        const Fp8Format format = d == DType::fp8_e4m3 ? e4m3_format() : e5m2_format();
+        int saturated = 0, wrong = 0;
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            const uint8_t got = out[size_t(layout == Layout::row_major ? i * n + j : j * m + i)];
+            const uint8_t want = float_to_fp8_bits(scale * reference[size_t(i * n + j)], format);
+            if (got != want && wrong++ < 3) {
+              ADD_FAILURE() << to_string(d) << " scale " << scale << " D[" << i << ", " << j
+                            << "] = " << int(got) << ", expected " << int(want);
+            }
+            saturated += std::fabs(fp8_bits_to_float(got, format)) == 448.0f;
+          }
+        EXPECT_EQ(wrong, 0) << to_string(d) << " scale " << scale;
+        if (d == DType::fp8_e4m3 && scale > 100.0f) EXPECT_GT(saturated, 0);
+      }
+  cudaFree(dev_fp32), cudaFree(dev_fp8), cudaFree(dev_scalars);
+}
+
+// An empty fp8 D still sets the amax on the GPU: the largest of no values is 0.
+TEST_F(GpuKernels, Fp8OutputOfNoElementsHasAmaxZero) {
+  if (!hopper()) GTEST_SKIP() << "fp8 runs on sm90 alone";
+  void *dev_a = nullptr, *dev_b = nullptr;
+  float* dev_scalars = nullptr;  // the scale, the amax
+  ASSERT_EQ(cudaMalloc(&dev_a, 256), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dev_b, 256), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dev_scalars, 2 * sizeof(float)), cudaSuccess);
+  const float scalars[2] = {2.0f, -1.0f};
+  ASSERT_EQ(cudaMemcpy(dev_scalars, scalars, sizeof(scalars), cudaMemcpyHostToDevice), cudaSuccess);
+  GemmProblem p;
+  p.m = 0, p.n = 16, p.k = 16;
+  p.a = {dev_a, DType::fp8_e4m3, Layout::row_major, 16, 0};
+  p.b = {dev_b, DType::fp8_e4m3, Layout::col_major, 16, 0};
+  p.d = {nullptr, DType::fp8_e4m3, Layout::row_major, 16, 0};
+  p.d.scale = &dev_scalars[0];
+  p.d.amax = &dev_scalars[1];
+  GemmOptions o;
+  o.backend = Backend::gpu;
+  const Status st = gemm(p, o);
+  ASSERT_TRUE(st.ok()) << st.message;
+  float amax = -1.0f;
+  ASSERT_EQ(cudaMemcpy(&amax, &dev_scalars[1], 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(amax, 0.0f);
+  cudaFree(dev_a), cudaFree(dev_b), cudaFree(dev_scalars);
 }
 
 TEST_F(GpuKernels, KernelsRefuseDtypesTheyDoNotTake) {

@@ -153,20 +153,20 @@ GemmArgs plain_bf16_d(int64_t m, int64_t n, int64_t ld) {
 }
 
 TEST(Sm90Epilogue, TmaStoresTakeEveryEpilogueIntoAnAlignedSixteenBitRowMajorD) {
-  EXPECT_EQ(store_route(plain_bf16_d(200, 136, 136)), StoreRoute::tma);
-  EXPECT_EQ(store_route(plain_bf16_d(130, 70, 72)), StoreRoute::tma);  // odd edges: TMA clips
+  EXPECT_EQ(store_route(plain_bf16_d(200, 136, 136), 128), StoreRoute::tma);
+  EXPECT_EQ(store_route(plain_bf16_d(130, 70, 72), 128), StoreRoute::tma);  // odd edges: TMA clips
   GemmArgs fp16 = plain_bf16_d(64, 64, 64);
   fp16.epilogue.d.dtype = DType::fp16;
-  EXPECT_EQ(store_route(fp16), StoreRoute::tma);
+  EXPECT_EQ(store_route(fp16, 128), StoreRoute::tma);
   GemmArgs batched = plain_bf16_d(64, 64, 64);
   batched.batch_count = 3;
   batched.epilogue.d.batch_stride = 64 * 64;
-  EXPECT_EQ(store_route(batched), StoreRoute::tma);
+  EXPECT_EQ(store_route(batched, 128), StoreRoute::tma);
 
   const auto route_with = [](auto change) {
     GemmArgs args = plain_bf16_d(200, 136, 136);
     change(args);
-    return store_route(args);
+    return store_route(args, 128);
   };
   // beta*C, a bias or an activation: the general epilogue, still through TMA.
   EXPECT_EQ(route_with([](GemmArgs& a) { a.epilogue.beta = 1.0f; }), StoreRoute::tma_general);
@@ -210,18 +210,35 @@ TEST(Sm90Epilogue, TmaStoresTakeEveryEpilogueIntoAnAlignedSixteenBitRowMajorD) {
             StoreRoute::general);
 }
 
+// An fp8 D takes the general route (its scale and amax) through TMA, alpha alone included, where
+// its chunks (64 rows x 128 columns) fit the tile's width; else from registers.
+TEST(Sm90Epilogue, AnFp8DGoesThroughTmaWhereItsChunksFitTheTile) {
+  GemmArgs args = plain_bf16_d(200, 144, 144);
+  args.epilogue.d.dtype = DType::fp8_e4m3;
+  EXPECT_EQ(store_route(args, 128), StoreRoute::tma_general);
+  EXPECT_EQ(store_route(args, 256), StoreRoute::tma_general);
+  EXPECT_EQ(store_route(args, 64), StoreRoute::general);
+  args.epilogue.d.dtype = DType::fp8_e5m2;
+  args.epilogue.activation = Activation::gelu;
+  EXPECT_EQ(store_route(args, 128), StoreRoute::tma_general);
+  args.epilogue.d.stride.row = 136;  // 136-byte rows: no tensor map
+  EXPECT_EQ(store_route(args, 128), StoreRoute::general);
+  args.epilogue.d.stride = {1, 200};  // column-major
+  EXPECT_EQ(store_route(args, 128), StoreRoute::general);
+}
+
 TEST(Sm90Epilogue, CComesByTmaWhenItLooksLikeD) {
   GemmArgs args = plain_bf16_d(200, 136, 136);
   args.epilogue.beta = 1.0f;
   args.epilogue.c = args.epilogue.d;  // in place
-  EXPECT_TRUE(c_by_tma(args));
+  EXPECT_TRUE(c_by_tma(args, 128));
   args.epilogue.activation = Activation::gelu;
-  EXPECT_TRUE(c_by_tma(args));
+  EXPECT_TRUE(c_by_tma(args, 128));
 
   const auto with = [&](auto change) {
     GemmArgs changed = args;
     change(changed);
-    return c_by_tma(changed);
+    return c_by_tma(changed, 128);
   };
   EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.beta = 0.0f; }));  // C is not read
   EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.c.dtype = DType::fp32; }));

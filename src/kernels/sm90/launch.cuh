@@ -93,7 +93,7 @@ Status max_active_clusters(Kernel* kernel, int device, int cluster_size, int sha
 // the split's hand-over goes through the TMA store route's plain kernel (kTailSplits).
 template <class E, Sm90Shape kShape>
 TailSplit tail_split_of(const GemmArgs& args, int64_t items, int64_t programs) {
-  return kTailSplits<kShape, true> && store_route(args) == StoreRoute::tma
+  return kTailSplits<kShape, true> && store_route(args, kShape.block_n) == StoreRoute::tma
              ? plan_tail_split(items, programs, cdiv(args.k, kShape.block_k(E::kBytes)))
              : no_tail_split(items);
 }
@@ -140,11 +140,11 @@ Status launch_shape(const GemmArgs& args, gpu::Workspace& workspace) {
   if (Status s = encode_operand_map(a, tile_a.box_mn(), &maps.a); !s.ok()) return s;
   if (Status s = encode_operand_map(b, tile_b.box_mn(), &maps.b); !s.ok()) return s;
   launch.pairs = aligned_pairs(args.epilogue.d);
-  launch.route = store_route(args);
+  launch.route = store_route(args, kShape.block_n);
   if (launch.route == StoreRoute::tma || launch.route == StoreRoute::tma_general) {
     if (Status s = encode_operand_map(output_d(args), kStoreRows, &maps.d); !s.ok()) return s;
   }
-  launch.c_tma = c_by_tma(args);
+  launch.c_tma = c_by_tma(args, kShape.block_n);
   if (launch.c_tma) {
     if (Status s = encode_operand_map(source_c(args), kStoreRows, &maps.c); !s.ok()) return s;
   }

@@ -99,10 +99,6 @@ std::string problem_check(const GemmProblem& p) {
     return "kernel sm90: fp8_e5m2 x fp8_e5m2 is not compiled (as cuBLASLt, which refuses it); "
            "the CPU backend takes it";
   }
-  if (is_fp8(p.d.dtype)) {
-    return "kernel sm90: an fp8 D (" + std::string(to_string(p.d.dtype)) +
-           ") is not compiled yet; the CPU backend takes it";
-  }
   // The kernel counts its work items (tiles of every batch entry) in 32 bits; 64 rows is the
   // smallest tile of any compiled config.
   if (p.groups.rows == GroupRows::none && num_tiles(p.m, p.n, 64, 64) * p.batch_count > INT32_MAX) {

@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "epilogue/sm90_store_chunk.hpp"
 #include "kernels/sm90/operand_tile.hpp"
 #include "problem/alignment.hpp"
 
@@ -42,7 +43,7 @@ bool aligned_pairs(const MatrixView& d) {
          d.stride.row % 2 == 0 && d.batch_stride % 2 == 0;
 }
 
-StoreRoute store_route(const GemmArgs& args) {
+StoreRoute store_route(const GemmArgs& args, int block_n) {
   const EpilogueParams& e = args.epilogue;
   const bool plain = scales_only(e);
   const bool sixteen_bit = e.d.dtype == DType::fp16 || e.d.dtype == DType::bf16;
@@ -50,13 +51,16 @@ StoreRoute store_route(const GemmArgs& args) {
   if ((sixteen_bit || e.d.dtype == DType::fp32) && described) {
     return plain ? StoreRoute::tma : StoreRoute::tma_general;
   }
+  if (is_fp8(e.d.dtype) && described && block_n % store_columns(1) == 0) {
+    return StoreRoute::tma_general;
+  }
   return plain && sixteen_bit && aligned_pairs(e.d) ? StoreRoute::scaled : StoreRoute::general;
 }
 
-bool c_by_tma(const GemmArgs& args) {
+bool c_by_tma(const GemmArgs& args, int block_n) {
   const EpilogueParams& e = args.epilogue;
-  return store_route(args) == StoreRoute::tma_general && e.beta != 0.0f && e.c.dtype == e.d.dtype &&
-         e.c.stride.col == 1 && tma_check(source_c(args), "c").empty();
+  return store_route(args, block_n) == StoreRoute::tma_general && e.beta != 0.0f &&
+         e.c.dtype == e.d.dtype && e.c.stride.col == 1 && tma_check(source_c(args), "c").empty();
 }
 
 std::string tma_check(const OperandShape& op, const char* name) {

@@ -30,11 +30,13 @@ OperandShape source_c(const GemmArgs& args);
 // D is row-major and every pair of adjacent columns starting at an even column is 4-byte aligned
 // (8 for fp32), so a thread stores its pair at once.
 bool aligned_pairs(const MatrixView& d);
-StoreRoute store_route(const GemmArgs& args);
+// The epilogue's route to D (sm90_store_route.hpp) for tiles `block_n` wide. An fp8 D goes
+// through TMA by the general route (its scale and amax) where its 128-column chunks fit the tile.
+StoreRoute store_route(const GemmArgs& args, int block_n);
 // Whether the tma_general route also loads C by TMA, into the buffers D leaves from: beta != 0,
 // C in D's type, row-major, described by a tensor map. Else each thread loads its own values (and
 // so do 256x128's consumers for an fp32 C; sm90_gemm's c_in_buffers).
-bool c_by_tma(const GemmArgs& args);
+bool c_by_tma(const GemmArgs& args, int block_n);
 
 // Empty when TMA can describe the operand; else why not, naming the operand (`name`: "a", "b").
 // TMA needs a 16-byte aligned base, leading dimension and batch stride, coordinates that fit in
