@@ -21,7 +21,7 @@ namespace {
 
 struct BenchOptions {
   std::string suite = "square", shapes_file, dtype = "bf16", dtype_b, layouts, kernel = "auto";
-  std::string config, autotune, csv, json, plot, scale_mode = "none";
+  std::string config, autotune, csv, json, plot, scale_mode = "none", out_dtype;
   bool fast_accum = false, warm = false;
   int reps = 20;
 };
@@ -138,6 +138,7 @@ BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o,
   }
   if (spec.scale_mode != ScaleMode::none) r.dtype += "/" + std::string(to_string(spec.scale_mode));
   if (is_fp8(dtype) && spec.fast_accumulation) r.dtype += "/fast";
+  if (is_fp8(p.d.dtype)) r.dtype += "->" + std::string(to_string(p.d.dtype));
   r.layouts = o.layouts.empty() ? default_layouts(dtype) : o.layouts;
   r.kernel = report.kernel;
   r.config = to_string(report.config);
@@ -283,7 +284,8 @@ void bench_command(const BenchOptions& o) {
   harness::WorkloadSpec types;
   const DType dtype = types.input_dtype = dtype_option("--dtype", o.dtype);
   if (!o.dtype_b.empty()) types.input_dtype_b = dtype_option("--dtype-b", o.dtype_b);
-  types.output_dtype = harness::default_output_dtype(dtype);
+  types.output_dtype = o.out_dtype.empty() ? harness::default_output_dtype(dtype)
+                                           : dtype_option("--out-dtype", o.out_dtype);
   const std::optional<ScaleMode> scale_mode = parse_scale_mode(o.scale_mode);
   if (!scale_mode) {
     fail("--scale-mode '" + o.scale_mode + "' is not a scale mode (none, tensor, channel, block)");
@@ -403,6 +405,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--scale-mode", o.scale_mode, "fp8: none, tensor, channel or block scales")
       ->capture_default_str();
   cmd->add_flag("--fast-accum", o.fast_accum, "fp8: fast accumulation (both libraries)");
+  cmd->add_option("--out-dtype", o.out_dtype,
+                  "D's type where it differs from --dtype's default, e.g. fp8_e4m3 (with D's "
+                  "scale and amax, both libraries)");
   cmd->add_option("--layouts", o.layouts,
                   "NN, NT, TN or TT (T = column-major operand; default NN, NT for fp8)");
   cmd->add_option("--kernel", o.kernel, "tilegemm kernel or auto")->capture_default_str();

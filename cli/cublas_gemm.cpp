@@ -70,6 +70,10 @@ Status cublaslt_fp8_gemm(const GemmProblem& p, void* d_out) {
   const auto fp8_type = [](DType d) {
     return d == DType::fp8_e5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3;
   };
+  const bool fp8_d = is_fp8(p.d.dtype);
+  if (fp8_d && (p.c.data == nullptr || p.c.dtype != DType::bf16)) {
+    return {StatusCode::not_supported, "cuBLASLt fp8 D: its C (not read) is a bf16 matrix"};
+  }
   LtObject<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy> desc;
   if (Status s = lt_status(cublasLtMatmulDescCreate(&desc.value, CUBLAS_COMPUTE_32F, CUDA_R_32F),
                            "cublasLtMatmulDescCreate");
@@ -123,12 +127,28 @@ Status cublaslt_fp8_gemm(const GemmProblem& p, void* d_out) {
     cublasLtMatmulDescSetAttribute(desc.value, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode_second,
                                    sizeof(mode_second));
   }
+  // An fp8 D: D's scale and an amax of cuBLASLt's own (AMAX_D), and a bf16 C, which cuBLASLt's
+  // fp8 D takes (not read: beta is 0).
+  static void* amax = nullptr;
+  if (fp8_d) {
+    if (amax == nullptr && cudaMalloc(&amax, sizeof(float)) != cudaSuccess) {
+      return {StatusCode::cuda_error, "cuBLASLt fp8: cudaMalloc of the amax failed"};
+    }
+    cublasLtMatmulDescSetAttribute(desc.value, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &p.d.scale,
+                                   sizeof(p.d.scale));
+    cublasLtMatmulDescSetAttribute(desc.value, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &amax,
+                                   sizeof(amax));
+  }
   const int64_t lda = p.a.ld != 0 ? p.a.ld : p.k, ldb = p.b.ld != 0 ? p.b.ld : p.k,
-                ldd = p.d.ld != 0 ? p.d.ld : p.n;
-  LtObject<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy> first, second, out;
+                ldd = p.d.ld != 0 ? p.d.ld : p.n, ldc = p.c.ld != 0 ? p.c.ld : p.n;
+  LtObject<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy> first, second, out, source;
   cublasLtMatrixLayoutCreate(&first.value, fp8_type(p.b.dtype), uint64_t(p.k), uint64_t(p.n), ldb);
   cublasLtMatrixLayoutCreate(&second.value, fp8_type(p.a.dtype), uint64_t(p.k), uint64_t(p.m), lda);
-  cublasLtMatrixLayoutCreate(&out.value, cuda_type(p.d.dtype), uint64_t(p.n), uint64_t(p.m), ldd);
+  cublasLtMatrixLayoutCreate(&out.value, fp8_d ? fp8_type(p.d.dtype) : cuda_type(p.d.dtype),
+                             uint64_t(p.n), uint64_t(p.m), ldd);
+  cublasLtMatrixLayoutCreate(&source.value, fp8_d ? CUDA_R_16BF : cuda_type(p.d.dtype),
+                             uint64_t(p.n), uint64_t(p.m), fp8_d ? ldc : ldd);
+  const void* c = fp8_d ? p.c.data : d_out;
   static void* workspace = nullptr;
   constexpr size_t kWorkspaceBytes = size_t(64) << 20;
   if (workspace == nullptr && cudaMalloc(&workspace, kWorkspaceBytes) != cudaSuccess) {
@@ -141,15 +161,15 @@ Status cublaslt_fp8_gemm(const GemmProblem& p, void* d_out) {
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
   const cublasStatus_t heuristic =
-      cublasLtMatmulAlgoGetHeuristic(lt_handle(), desc.value, first.value, second.value, out.value,
-                                     out.value, preference.value, 1, &result, &found);
+      cublasLtMatmulAlgoGetHeuristic(lt_handle(), desc.value, first.value, second.value,
+                                     source.value, out.value, preference.value, 1, &result, &found);
   if (heuristic != CUBLAS_STATUS_SUCCESS || found == 0) {
     return {StatusCode::not_supported, "cuBLASLt refuses this fp8 problem (no algorithm: " +
                                            std::string(cublasGetStatusString(heuristic)) + ")"};
   }
   const float alpha = p.epilogue.alpha, beta = 0.0f;
   return lt_status(cublasLtMatmul(lt_handle(), desc.value, &alpha, p.b.data, first.value, p.a.data,
-                                  second.value, &beta, d_out, out.value, d_out, out.value,
+                                  second.value, &beta, c, source.value, d_out, out.value,
                                   &result.algo, workspace, kWorkspaceBytes, nullptr),
                    "cublasLtMatmul");
 }

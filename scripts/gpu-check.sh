@@ -10,7 +10,8 @@
 #   SKIP_BENCH=1 scripts/gpu-check.sh           # build + tests + checks, no benchmark
 #   BENCH_ARGS="--kernel sm80" scripts/gpu-check.sh   # extra options for every bench run
 #   BENCH_TIMINGS=cold scripts/gpu-check.sh     # dense suites cold only (default: cold and warm)
-#   FP8_BENCH="tensor block" scripts/gpu-check.sh      # fp8 scale modes benched (default: all)
+#   FP8_BENCH="tensor block" scripts/gpu-check.sh      # fp8 scale modes benched (default: all;
+#                                               # tensor/fast: fast accumulation, tensor/fp8out: fp8 D)
 #   MOE_BENCH="NT" scripts/gpu-check.sh         # moe suite layouts (default NN NT), with torch
 #   PYTHON_BENCH= scripts/gpu-check.sh          # without the Python layer's bench (needs torch)
 set -uo pipefail
@@ -24,7 +25,7 @@ BENCH_DTYPES=${BENCH_DTYPES:-fp32 bf16 fp16 tf32}
 BENCH_REPS=${BENCH_REPS:-20}
 BENCH_ARGS=${BENCH_ARGS:-}
 BENCH_TIMINGS=${BENCH_TIMINGS:-cold warm}
-FP8_BENCH=${FP8_BENCH-tensor tensor/fast channel block}
+FP8_BENCH=${FP8_BENCH-tensor tensor/fast tensor/fp8out channel block}
 [ -n "${SKIP_BENCH:-}" ] && FP8_BENCH=""
 MOE_BENCH=${MOE_BENCH-NN NT}
 [ -n "${SKIP_BENCH:-}" ] && MOE_BENCH=""
@@ -105,7 +106,8 @@ fi
     # of 2 (B multicast into both programs' stages), and in clusters of 2 x 2 (A multicast too;
     # at 130 x 70 the cluster has programs below and right of the matrix). The grouped cases
     # take both forms, an empty and a one-row group, and the general route with a bias per group.
-    cases=${SANITIZER_CASES:-"naive:bf16:|smem:bf16:|tile2d:bf16:|warptile:fp32:|sm80:bf16:|sm80:tf32:|sm80:fp16:--layout-a col --lda 208 --layout-b col --ldb 72|sm80:bf16:--lda 64 --ldb 136 --config 256x128x32/g8/s4/w8/wt64x64|sm90:bf16:--lda 64 --ldb 136 --ldc 136|sm90:fp16:--layout-a col --lda 200 --layout-b col --ldb 64|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 200 --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 300 --beta 1 --bias --activation gelu --config 128x128x64/g8/s5/w12/wt128x128/pingpong|sm90:bf16:--out-dtype fp32 --lda 64 --ldb 136 --ldc 136 --batch 200 --beta 1 --bias --activation gelu --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 100 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 30 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2x2|sm90:fp8_e4m3:--layout-b col --scale-mode block --batch 40 --beta 1 --bias|sm90:fp8_e4m3:--layout-b col --scale-mode channel --fast-accum --batch 40|sm90:fp8_e5m2:--dtype-b fp8_e4m3 --scale-mode tensor --batch 20 --config 128x128x128/g8/s6/w12/wt64x128/c2|sm90:bf16:--lda 64 --ldb 136 --grouped offsets --groups 5 --beta 1 --bias --activation gelu|sm90:bf16:--lda 64 --grouped counts --groups 4 --layout-b col --ldb 136|sm90:fp16:--lda 64 --ldb 136 --grouped offsets --group-rows 0,1,60,0,69 --config 64x128x64/g8/s8/w8/wt64x128"}
+    # The fp8 D cases take TMA stores (144-byte rows) and the general epilogue from registers.
+    cases=${SANITIZER_CASES:-"naive:bf16:|smem:bf16:|tile2d:bf16:|warptile:fp32:|sm80:bf16:|sm80:tf32:|sm80:fp16:--layout-a col --lda 208 --layout-b col --ldb 72|sm80:bf16:--lda 64 --ldb 136 --config 256x128x32/g8/s4/w8/wt64x64|sm90:bf16:--lda 64 --ldb 136 --ldc 136|sm90:fp16:--layout-a col --lda 200 --layout-b col --ldb 64|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 200 --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 300 --beta 1 --bias --activation gelu --config 128x128x64/g8/s5/w12/wt128x128/pingpong|sm90:bf16:--out-dtype fp32 --lda 64 --ldb 136 --ldc 136 --batch 200 --beta 1 --bias --activation gelu --config 128x256x64/g8/s4/w12/wt64x256|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 100 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2|sm90:bf16:--lda 64 --ldb 136 --ldc 136 --batch 30 --beta 1 --bias --activation gelu --config 64x128x64/g8/s8/w8/wt64x128/c2x2|sm90:fp8_e4m3:--layout-b col --scale-mode block --batch 40 --beta 1 --bias|sm90:fp8_e4m3:--layout-b col --scale-mode channel --fast-accum --batch 40|sm90:fp8_e5m2:--dtype-b fp8_e4m3 --scale-mode tensor --batch 20 --config 128x128x128/g8/s6/w12/wt64x128/c2|sm90:fp8_e4m3:--layout-b col --scale-mode tensor --out-dtype fp8_e4m3 --ldc 144 --batch 40|sm90:fp8_e4m3:--layout-b col --scale-mode block --out-dtype fp8_e5m2 --bias --activation gelu --batch 40|sm90:bf16:--lda 64 --ldb 136 --grouped offsets --groups 5 --beta 1 --bias --activation gelu|sm90:bf16:--lda 64 --grouped counts --groups 4 --layout-b col --ldb 136|sm90:fp16:--lda 64 --ldb 136 --grouped offsets --group-rows 0,1,60,0,69 --config 64x128x64/g8/s8/w8/wt64x128"}
     IFS='|' read -r -a case_list <<< "$cases"
     for case in "${case_list[@]}"; do
       IFS=: read -r kernel dtype extra <<< "$case"
@@ -159,13 +161,16 @@ for timing in $BENCH_TIMINGS; do
   done
 done
 merge_csvs "$OUT"/part- "$OUT/bench.csv"
-# fp8 against cuBLASLt: the fp8 suite in each scale mode ("tensor/fast": fast accumulation), and
-# the unaligned shapes (which cuBLASLt refuses) with per-tensor scales.
+# fp8 against cuBLASLt: the fp8 suite in each scale mode ("tensor/fast": fast accumulation,
+# "tensor/fp8out": an fp8 D with its scale and amax), and the unaligned shapes (which cuBLASLt
+# refuses) with per-tensor scales.
 for mode in $FP8_BENCH; do
-  fast=""; [ "${mode#*/}" = fast ] && fast="--fast-accum"
+  extra=""
+  [ "${mode#*/}" = fast ] && extra="--fast-accum"
+  [ "${mode#*/}" = fp8out ] && extra="--out-dtype fp8_e4m3"
   # shellcheck disable=SC2086
-  timeout 300 "$BUILD/tilegemm" bench --suite fp8 --dtype fp8_e4m3 --scale-mode "${mode%/*}" $fast \
-    --reps "$BENCH_REPS" --csv "$OUT/fp8-${mode%/*}${fast:+-fast}.csv" 2>&1 | tee -a "$OUT/bench.log"
+  timeout 300 "$BUILD/tilegemm" bench --suite fp8 --dtype fp8_e4m3 --scale-mode "${mode%/*}" $extra \
+    --reps "$BENCH_REPS" --csv "$OUT/fp8-${mode//\//-}.csv" 2>&1 | tee -a "$OUT/bench.log"
 done
 merge_csvs "$OUT"/fp8- "$OUT/fp8.csv"  # one file: a lent machine returns few
 if [ -n "$FP8_BENCH" ]; then

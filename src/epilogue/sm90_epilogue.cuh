@@ -32,8 +32,8 @@ namespace tilegemm::sm90 {
 // is one of the others, chosen per launch. kHoldsChunks: the tma route carries chunks into the
 // next tile (store_tma). kFp32CInBuffers: an fp32 C may come into the buffers too (where it does
 // not, that code is left out: in 256x128 its requests and reads made ptxas spill in the K loop,
-// and each thread loads its own C instead). kFp8Out: D may be fp8 (fp8 inputs, not kPlain); it
-// takes the general routes, tma_general or from registers, with D's scale and the amax.
+// and each thread loads its own C instead). kFp8Out: D may be fp8 (the kernels for fp8 inputs),
+// with its scale and amax (Fp8Output), by any route.
 template <int kRows, int kBlockN, int kBuffers, bool kPlain, bool kHoldsChunks,
           bool kFp32CInBuffers_, bool kFp8Out = false>
 struct Sm90Epilogue {
@@ -47,8 +47,7 @@ struct Sm90Epilogue {
   WarpgroupBarrier barrier;  // the consumer's 128 threads
   bool c_in_buffers;         // C comes by TMA into the buffers (the tma_general route)
   SourceC c;
-  HeldChunks held;    // chunks of the last tile's D not yet stored (store_tma)
-  float amax = 0.0f;  // an fp8 D: the largest |value| this thread has stored (before the scale)
+  HeldChunks held;  // chunks of the last tile's D not yet stored (store_tma)
 
   __device__ __forceinline__ Sm90Epilogue(unsigned char* buffers_, WarpgroupBarrier barrier_,
                                           bool c_in_buffers_, SourceC c_)
@@ -96,11 +95,25 @@ struct Sm90Epilogue {
                                         int64_t n, bool pairs, int64_t row_origin = 0) {
     const int tile_row = int(row_origin + tile.tile.pid_m * block_m) + my_row;
     const int tile_col = int(tile.tile.pid_n * kBlockN);
+    // An fp8 D's scale and this tile's amax, which each warp raises D's to once the tile is stored.
+    const bool fp8_d = kFp8Out && is_fp8(e.d.dtype);
+    Fp8Output fp8;
+    if (fp8_d && e.d_scale != nullptr) fp8.scale = *e.d_scale;
+    const auto raise_amax = [&] {
+      if (fp8_d && e.d_amax != nullptr) fp8.raise_amax(e.d_amax);
+    };
     if constexpr (kPlain) {
       const auto store = [&](auto pair) {
         store_tma<decltype(pair), kBuffers, kHoldsChunks>(
-            map_d, buffers, held, acc, e.alpha, tile_row, tile_col, int(tile.batch), barrier);
+            map_d, buffers, held, acc, e.alpha, tile_row, tile_col, int(tile.batch), barrier, fp8);
       };
+      if constexpr (kFp8Out && kBlockN % store_columns(1) == 0) {  // else never this route
+        if (fp8_d) {
+          e.d.dtype == DType::fp8_e5m2 ? store(__nv_fp8x2_e5m2{}) : store(__nv_fp8x2_e4m3{});
+          raise_amax();
+          return;
+        }
+      }
       if (e.d.dtype == DType::bf16) {
         store(__nv_bfloat162{});
       } else if (e.d.dtype == DType::fp16) {
@@ -110,17 +123,16 @@ struct Sm90Epilogue {
       }
       return;
     }
-    const bool fp8_d = kFp8Out && is_fp8(e.d.dtype);
-    const float d_scale = fp8_d && e.d_scale != nullptr ? *e.d_scale : 1.0f;
     if (route == StoreRoute::tma_general) {
       const auto finish = [&](auto element_bytes) {
         finish_tma<decltype(element_bytes)::value, kBuffers, kFp32CInBuffers>(
             e, map_d, buffers, acc, tile_row, tile_col, int(tile.batch), barrier, m, n,
-            c_in_buffers, c, d_scale, &amax);
+            c_in_buffers, c, &fp8);
       };
       if constexpr (kFp8Out && kBlockN % store_columns(1) == 0) {  // else never this route
         if (fp8_d) {
           finish(std::integral_constant<int, 1>{});
+          raise_amax();
           return;
         }
       }
@@ -139,9 +151,9 @@ struct Sm90Epilogue {
       if (fp8_d) {
 #pragma unroll
         for (int i = 0; i < kParts; ++i) {
-          finish_rolled<true>(e, tile.batch, row0 + i * 64, col0, acc[i], m, n, pairs, d_scale,
-                              &amax);
+          finish_rolled<true>(e, tile.batch, row0 + i * 64, col0, acc[i], m, n, pairs, &fp8);
         }
+        raise_amax();
         return;
       }
     }
@@ -161,22 +173,8 @@ struct Sm90Epilogue {
   }
 
   // After the consumer's last tile: the held chunks out, and every TMA store's read of the
-  // buffers done before the program's shared memory goes. An fp8 D's amax: each warp's largest
-  // into e.d_amax (zeroed before the launch) by one atomic max on its bits, which order as the
-  // values do for the non-negative floats.
-  __device__ __forceinline__ void finish(const EpilogueParams& e, const CUtensorMap& map_d,
-                                         StoreRoute route) {
-    if constexpr (kFp8Out) {
-      if (e.d_amax != nullptr) {
-#pragma unroll
-        for (int lanes = 16; lanes > 0; lanes /= 2) {
-          amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, lanes));
-        }
-        if (threadIdx.x % 32 == 0 && amax > 0.0f) {
-          atomicMax(reinterpret_cast<unsigned int*>(e.d_amax), __float_as_uint(amax));
-        }
-      }
-    }
+  // buffers done before the program's shared memory goes.
+  __device__ __forceinline__ void finish(const CUtensorMap& map_d, StoreRoute route) {
     if constexpr (kPlain && kHoldsChunks) held.store(map_d, buffers, barrier);
     if ((kPlain || route == StoreRoute::tma_general) && threadIdx.x % 128 == 0) {
       cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});

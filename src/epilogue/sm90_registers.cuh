@@ -213,33 +213,54 @@ __device__ __forceinline__ void take_round(const float (&acc)[N], int round,
   // clang-format on
 }
 
-// An fp8 D: a finished round's values into `amax` (their largest magnitude, those inside D; fmaxf
-// passes over NaNs), then times D's scale.
+// An fp8 D's scale, and the largest magnitude of the values a thread has finished for it (before
+// the scale; fmaxf passes over NaNs): a tile's stores raise `amax`, and raise_amax takes the
+// warp's largest to D's amax.
+struct Fp8Output {
+  float scale = 1.0f;
+  float amax = 0.0f;
+
+  __device__ __forceinline__ float take(float value) {
+    amax = fmaxf(amax, fabsf(value));
+    return value * scale;
+  }
+  // Every lane of the warp: the warp's largest into *d_amax by one atomic max on its bits, which
+  // order as the values do for non-negative floats (d_amax starts at zero: gemm() clears it).
+  __device__ __forceinline__ void raise_amax(float* d_amax) {
+#pragma unroll
+    for (int lanes = 16; lanes > 0; lanes /= 2) {
+      amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, lanes));
+    }
+    if (threadIdx.x % 32 == 0 && amax > 0.0f) {
+      atomicMax(reinterpret_cast<unsigned int*>(d_amax), __float_as_uint(amax));
+    }
+  }
+};
+
+// An fp8 D: a finished round's values into the amax (those inside D), then times D's scale.
 __device__ __forceinline__ void scale_fp8_round(int64_t row, int64_t col, float (&v)[kRoundValues],
-                                                int64_t m, int64_t n, float d_scale, float& amax) {
+                                                int64_t m, int64_t n, Fp8Output& fp8) {
 #pragma unroll
   for (int r = 0; r < kRoundValues; ++r) {
     const bool inside = row + 8 * (r % 4 / 2) < m && col + 8 * (r / 4) + r % 2 < n;
-    amax = fmaxf(amax, inside ? fabsf(v[r]) : 0.0f);
-    v[r] *= d_scale;
+    v[r] = fp8.take(inside ? v[r] : 0.0f);
   }
 }
 
 // The general epilogue into any D (column-major, rows TMA cannot describe): each round's
-// pairs stored from registers, masked at the edges. kFp8Out: D may be fp8, with its scale
-// (d_scale) and amax (scale_fp8_round).
+// pairs stored from registers, masked at the edges. kFp8Out: D is fp8, with its scale and amax
+// in *fp8 (scale_fp8_round).
 template <bool kFp8Out = false, int N>
 __device__ __forceinline__ void finish_rolled(const EpilogueParams& p, int64_t batch, int64_t row,
                                               int64_t col0, float (&acc)[N], int64_t m, int64_t n,
-                                              bool pairs, float d_scale = 1.0f,
-                                              float* amax = nullptr) {
+                                              bool pairs, Fp8Output* fp8 = nullptr) {
 #pragma unroll 1
   for (int round = 0; round < N / kRoundValues; ++round) {
     const int64_t col = col0 + round * 8 * kRoundBlocks;
     float v[kRoundValues];
     take_round(acc, round, v);
     finish_round(p, batch, row, col, v, m, n);
-    if constexpr (kFp8Out) scale_fp8_round(row, col, v, m, n, d_scale, *amax);
+    if constexpr (kFp8Out) scale_fp8_round(row, col, v, m, n, *fp8);
 #pragma unroll
     for (int b = 0; b < kRoundBlocks; ++b)
 #pragma unroll

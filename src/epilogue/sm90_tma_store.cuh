@@ -32,20 +32,23 @@ namespace tilegemm::sm90 {
 // One chunk of D (64 rows x 128 bytes) as one thread holds it, scaled and converted to the output
 // type: 16 words. The thread's pair (block, half) is row 16w + lane/4 + 8*half, columns
 // 8*block + 2(lane%4) + {0,1} of the chunk:
+//   fp8 D (128 columns, 16 blocks):  half `half` of word `block` is the pair, packed;
 //   16-bit D (64 columns, 8 blocks): word 2*block + half is the pair, packed;
 //   fp32 D (32 columns, 4 blocks):   words 4*block + 2*half + {0,1} are its two values.
 struct ChunkWords {
   uint32_t word[16];
 };
 
-// Bytes of one value of D for a pair type: __half2 and __nv_bfloat162 hold two 16-bit values,
-// float2 two fp32 ones.
+// Bytes of one value of D for a pair type: __nv_fp8x2_e4m3 and __nv_fp8x2_e5m2 hold two fp8
+// values, __half2 and __nv_bfloat162 two 16-bit values, float2 two fp32 ones.
 template <typename Pair>
 constexpr int kPairElementBytes = int(sizeof(Pair)) / 2;
 
-// Chunk `chunk` (columns store_columns() * chunk..) of a 64-row wgmma tile's accumulators.
+// Chunk `chunk` (columns store_columns() * chunk..) of a 64-row wgmma tile's accumulators, times
+// alpha; an fp8 D's values through `fp8` (its amax, then its scale).
 template <typename Pair, int N>
-__device__ __forceinline__ ChunkWords convert_chunk(const float (&acc)[N], int chunk, float alpha) {
+__device__ __forceinline__ ChunkWords convert_chunk(const float (&acc)[N], int chunk, float alpha,
+                                                    Fp8Output& fp8) {
   constexpr int kBlocks = store_columns(kPairElementBytes<Pair>) / 8;  // of 4 registers each
   ChunkWords out;
 #pragma unroll
@@ -57,6 +60,10 @@ __device__ __forceinline__ ChunkWords convert_chunk(const float (&acc)[N], int c
       if constexpr (std::is_same_v<Pair, float2>) {
         out.word[4 * block + 2 * half] = __float_as_uint(v0);
         out.word[4 * block + 2 * half + 1] = __float_as_uint(v1);
+      } else if constexpr (kPairElementBytes<Pair> == 1) {
+        const uint32_t pair =
+            pack_fp8_pair(std::is_same_v<Pair, __nv_fp8x2_e5m2>, fp8.take(v0), fp8.take(v1));
+        out.word[block] = half == 0 ? pair : out.word[block] | pair << 16;
       } else {
         Pair pair;
         if constexpr (std::is_same_v<Pair, __half2>) {
@@ -71,7 +78,7 @@ __device__ __forceinline__ ChunkWords convert_chunk(const float (&acc)[N], int c
 }
 
 // Writes a thread's words of a chunk into a store buffer (store_chunk_offset's layout): one
-// 4-byte pair per (block, half) for a 16-bit D, one 8-byte pair for an fp32 D.
+// 2-byte pair per (block, half) for an fp8 D, 4-byte for a 16-bit D, 8-byte for an fp32 D.
 template <int kElementBytes>
 __device__ __forceinline__ void write_chunk(unsigned char* buffer, const ChunkWords& chunk) {
   const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
@@ -86,6 +93,8 @@ __device__ __forceinline__ void write_chunk(unsigned char* buffer, const ChunkWo
       if constexpr (kElementBytes == 4) {
         *reinterpret_cast<uint2*>(at) =
             make_uint2(chunk.word[4 * block + 2 * half], chunk.word[4 * block + 2 * half + 1]);
+      } else if constexpr (kElementBytes == 1) {
+        *reinterpret_cast<uint16_t*>(at) = uint16_t(chunk.word[block] >> (16 * half));
       } else {
         *reinterpret_cast<uint32_t*>(at) = chunk.word[2 * block + half];
       }
@@ -193,8 +202,11 @@ struct HeldChunks {
 };
 
 // D = alpha * AB through shared memory and TMA, for a consumer's part of the tile (kParts wgmma
-// tiles of 64 rows, from row0, columns from col0), in chunks of 64 rows x 128 bytes (64 x 64 of a
-// 16-bit D, 64 x 32 of an fp32 D; Pair: __half2, __nv_bfloat162 or float2).
+// tiles of 64 rows, from row0, columns from col0), in chunks of 64 rows x 128 bytes (64 x 128 of
+// an fp8 D, 64 x 64 of a 16-bit D, 64 x 32 of an fp32 D; Pair: __nv_fp8x2_e4m3, __nv_fp8x2_e5m2,
+// __half2, __nv_bfloat162 or float2). An fp8 D's values go through `fp8` unmasked: past D's
+// edges the accumulators are zero (TMA fills the operands' boxes there with zeros), and so count
+// nothing into the amax.
 //   kBuffers >= chunks  one round: every chunk is written and stored at once; the buffers' last
 //                       stores, a tile ago, have long read them.
 //   kHold               (buffers for fewer chunks than an fp32 D's part: 128x256, 256x128 and
@@ -213,19 +225,20 @@ template <typename Pair, int kBuffers, bool kHold, int kParts, int N>
 __device__ __forceinline__ void store_tma(const CUtensorMap& map_d, unsigned char* buffers,
                                           HeldChunks& held, const float (&acc)[kParts][N],
                                           float alpha, int row0, int col0, int batch,
-                                          WarpgroupBarrier barrier) {
+                                          WarpgroupBarrier barrier, Fp8Output& fp8) {
   constexpr int kElementBytes = kPairElementBytes<Pair>;
   constexpr int kColumns = store_columns(kElementBytes);
   constexpr int kChunksPerPart = 2 * N / kColumns;  // N accumulators per thread: 2N columns
   constexpr int kChunks = kParts * kChunksPerPart;
   // Chunk c of the part, counted part by part.
   const auto convert = [&](int c) {
-    return convert_chunk<Pair>(acc[c / kChunksPerPart], c % kChunksPerPart, alpha);
+    return convert_chunk<Pair>(acc[c / kChunksPerPart], c % kChunksPerPart, alpha, fp8);
   };
   const auto origin = [&](int c) { return chunk_origin<kChunksPerPart, kColumns>(row0, col0, c); };
   if constexpr (kBuffers >= kChunks) {
     store_round<kChunks, kElementBytes>(map_d, buffers, batch, barrier, convert, origin);
   } else if constexpr (kHold) {
+    static_assert(kElementBytes > 1, "an fp8 D's part is two chunks at most: one round");
     static_assert(kBuffers >= HeldChunks::kCount && kChunks > HeldChunks::kCount,
                   "the last two chunks held, the others stored");
     constexpr int kStored = kChunks - HeldChunks::kCount;
@@ -280,8 +293,8 @@ struct SourceC {
 };
 
 // The general epilogue (beta*C, bias, activation) into a D that TMA stores (row-major, described
-// by map_d; kElementBytes 2 for fp16 and bf16, 4 for fp32, 1 for fp8 with D's scale, d_scale, and
-// the amax of its values, *amax: scale_fp8_round), for a consumer's part of the tile
+// by map_d; kElementBytes 2 for fp16 and bf16, 4 for fp32, 1 for fp8 with D's scale and amax in
+// *fp8: scale_fp8_round), for a consumer's part of the tile
 // (kParts wgmma tiles of 64 rows from row0, columns from col0): finish_rolled's rounds, each
 // writing its pairs into a store buffer instead of D. Chunk c of the part (64 rows x 128 bytes:
 // four rounds of a 16-bit D, two of fp32, eight of fp8) fills buffer c % kBuffers; once every
@@ -300,7 +313,7 @@ __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtens
                                            unsigned char* buffers, float (&acc)[kParts][N],
                                            int row0, int col0, int batch, WarpgroupBarrier barrier,
                                            int64_t m, int64_t n, bool c_in_buffers, SourceC& c,
-                                           float d_scale = 1.0f, float* amax = nullptr) {
+                                           Fp8Output* fp8 = nullptr) {
   const bool c_tma =
       c_in_buffers && (kElementBytes == 2 || (kElementBytes == 4 && kFp32CInBuffers));
   constexpr int kColumns = store_columns(kElementBytes);
@@ -361,7 +374,7 @@ __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtens
       const int64_t v_row = row0 + i * kStoreRows + row,
                     v_col = col0 + round * 8 * kRoundBlocks + col;
       finish_round<kElementBytes == 2>(p, batch, v_row, v_col, v, m, n, c_tma);
-      if constexpr (kElementBytes == 1) scale_fp8_round(v_row, v_col, v, m, n, d_scale, *amax);
+      if constexpr (kElementBytes == 1) scale_fp8_round(v_row, v_col, v, m, n, *fp8);
 #pragma unroll
       for (int b = 0; b < kRoundBlocks; ++b)
 #pragma unroll

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <tuple>
 
 #include "gemm_check.hpp"
@@ -665,11 +666,12 @@ TEST_F(GpuKernels, Fp8E5m2TimesE5m2IsRefusedOnTheGpuWithAReason) {
 
 // An fp8 D is the same call's fp32 D times the scale, rounded to nearest even and saturated, bit
 // for bit, and its amax is that fp32 D's largest magnitude, exactly: the same kernel and config
-// compute both, and only the store differs. Partial tiles in M and N, both layouts of D, a scale
-// that saturates e4m3; the amax starts as NaN and D as NaN bytes.
+// compute both, and only the store differs. D = alpha * AB and the general epilogue, row-major (by
+// TMA: 272-byte rows) and column-major (from registers), partial tiles in M and N, a scale that
+// saturates e4m3; the amax starts as NaN and D as NaN bytes.
 TEST_F(GpuKernels, Fp8OutputIsTheScaledFp32OutputAndItsAmax) {
   if (!hopper()) GTEST_SKIP() << "fp8 runs on sm90 alone";
-  const int64_t m = 300, n = 257, k = 513;
+  const int64_t m = 300, n = 272, k = 513;
   WorkloadSpec s;
   s.m = m, s.n = n, s.k = k;
   s.input_dtype = DType::fp8_e4m3;
@@ -693,49 +695,57 @@ TEST_F(GpuKernels, Fp8OutputIsTheScaledFp32OutputAndItsAmax) {
   ASSERT_EQ(cudaMalloc(&dev_fp32, count * 4), cudaSuccess);
   ASSERT_EQ(cudaMalloc(&dev_fp8, count), cudaSuccess);
   ASSERT_EQ(cudaMalloc(&dev_scalars, 2 * sizeof(float)), cudaSuccess);
-  GemmProblem p = w->problem();
-  p.d = {dev_fp32, DType::fp32, Layout::row_major, n, 0};
-  ASSERT_TRUE(gemm(p, o).ok());
-  std::vector<float> reference(count);
-  ASSERT_EQ(cudaMemcpy(reference.data(), dev_fp32, count * 4, cudaMemcpyDeviceToHost), cudaSuccess);
-  float largest = 0.0f;
-  for (float x : reference) largest = std::max(largest, std::fabs(x));
-  ASSERT_GT(largest, 1.0f);
-  for (DType d : {DType::fp8_e4m3, DType::fp8_e5m2})
-    for (Layout layout : {Layout::row_major, Layout::col_major})
-      for (float scale : {0.25f, 3.0f, 448.0f * 4.0f / largest}) {  // the last saturates e4m3
-        const float scalars[2] = {scale, std::numeric_limits<float>::quiet_NaN()};
-        ASSERT_EQ(cudaMemcpy(dev_scalars, scalars, sizeof(scalars), cudaMemcpyHostToDevice),
-                  cudaSuccess);
-        ASSERT_EQ(cudaMemset(dev_fp8, 0x7f, count), cudaSuccess);  // NaN in both types
-        GemmProblem q = p;
-        q.d = {dev_fp8, d, layout, layout == Layout::row_major ? n : m, 0};
-        q.d.scale = &dev_scalars[0];
-        q.d.amax = &dev_scalars[1];
-        GemmReport report;
-        const Status st = gemm(q, o, &report);
-        ASSERT_TRUE(st.ok()) << st.message;
-        EXPECT_EQ(report.kernel, "sm90");
-        std::vector<uint8_t> out(count);
-        float amax = 0.0f;
-        ASSERT_EQ(cudaMemcpy(out.data(), dev_fp8, count, cudaMemcpyDeviceToHost), cudaSuccess);
-        ASSERT_EQ(cudaMemcpy(&amax, &dev_scalars[1], 4, cudaMemcpyDeviceToHost), cudaSuccess);
-        EXPECT_EQ(amax, largest) << to_string(d) << " scale " << scale;
-        const Fp8Format format = d == DType::fp8_e4m3 ? e4m3_format() : e5m2_format();
-        int saturated = 0, wrong = 0;
-        for (int64_t i = 0; i < m; ++i)
-          for (int64_t j = 0; j < n; ++j) {
-            const uint8_t got = out[size_t(layout == Layout::row_major ? i * n + j : j * m + i)];
-            const uint8_t want = float_to_fp8_bits(scale * reference[size_t(i * n + j)], format);
-            if (got != want && wrong++ < 3) {
-              ADD_FAILURE() << to_string(d) << " scale " << scale << " D[" << i << ", " << j
-                            << "] = " << int(got) << ", expected " << int(want);
+  for (bool plain : {true, false}) {
+    GemmProblem p = w->problem();
+    if (plain) p.epilogue.bias = nullptr, p.epilogue.activation = Activation::none;
+    p.d = {dev_fp32, DType::fp32, Layout::row_major, n, 0};
+    ASSERT_TRUE(gemm(p, o).ok());
+    std::vector<float> reference(count);
+    ASSERT_EQ(cudaMemcpy(reference.data(), dev_fp32, count * 4, cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    float largest = 0.0f;
+    for (float x : reference) largest = std::max(largest, std::fabs(x));
+    ASSERT_GT(largest, 1.0f);
+    for (DType d : {DType::fp8_e4m3, DType::fp8_e5m2})
+      for (Layout layout : {Layout::row_major, Layout::col_major})
+        for (float scale : {0.25f, 3.0f, 448.0f * 4.0f / largest}) {  // the last saturates e4m3
+          const std::string what = std::string(plain ? "alpha * AB" : "bias, gelu") + ", " +
+                                   std::string(to_string(d)) +
+                                   (layout == Layout::row_major ? " row-major" : " column-major") +
+                                   ", scale " + std::to_string(scale);
+          const float scalars[2] = {scale, std::numeric_limits<float>::quiet_NaN()};
+          ASSERT_EQ(cudaMemcpy(dev_scalars, scalars, sizeof(scalars), cudaMemcpyHostToDevice),
+                    cudaSuccess);
+          ASSERT_EQ(cudaMemset(dev_fp8, 0x7f, count), cudaSuccess);  // NaN in both types
+          GemmProblem q = p;
+          q.d = {dev_fp8, d, layout, layout == Layout::row_major ? n : m, 0};
+          q.d.scale = &dev_scalars[0];
+          q.d.amax = &dev_scalars[1];
+          GemmReport report;
+          const Status st = gemm(q, o, &report);
+          ASSERT_TRUE(st.ok()) << st.message;
+          EXPECT_EQ(report.kernel, "sm90");
+          std::vector<uint8_t> out(count);
+          float amax = 0.0f;
+          ASSERT_EQ(cudaMemcpy(out.data(), dev_fp8, count, cudaMemcpyDeviceToHost), cudaSuccess);
+          ASSERT_EQ(cudaMemcpy(&amax, &dev_scalars[1], 4, cudaMemcpyDeviceToHost), cudaSuccess);
+          EXPECT_EQ(amax, largest) << what;
+          const Fp8Format format = d == DType::fp8_e4m3 ? e4m3_format() : e5m2_format();
+          int saturated = 0, wrong = 0;
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              const uint8_t got = out[size_t(layout == Layout::row_major ? i * n + j : j * m + i)];
+              const uint8_t want = float_to_fp8_bits(scale * reference[size_t(i * n + j)], format);
+              if (got != want && wrong++ < 3) {
+                ADD_FAILURE() << what << ": D[" << i << ", " << j << "] = " << int(got)
+                              << ", expected " << int(want);
+              }
+              saturated += std::fabs(fp8_bits_to_float(got, format)) == 448.0f;
             }
-            saturated += std::fabs(fp8_bits_to_float(got, format)) == 448.0f;
-          }
-        EXPECT_EQ(wrong, 0) << to_string(d) << " scale " << scale;
-        if (d == DType::fp8_e4m3 && scale > 100.0f) EXPECT_GT(saturated, 0);
-      }
+          EXPECT_EQ(wrong, 0) << what;
+          if (d == DType::fp8_e4m3 && scale > 100.0f) EXPECT_GT(saturated, 0) << what;
+        }
+  }
   cudaFree(dev_fp32), cudaFree(dev_fp8), cudaFree(dev_scalars);
 }
 

@@ -324,6 +324,8 @@ TEST(CliBench, BadArgumentsAreNamedBeforeAnyGpuWork) {
       {"bench --layouts NX", "--layouts 'NX' must be NN, NT, TN or TT"},
       {"bench --dtype fp64", "--dtype 'fp64' is not a dtype"},
       {"bench --dtype fp16 --scale-mode block", "--scale-mode block needs fp8 inputs"},
+      {"bench --out-dtype fp9", "--out-dtype 'fp9' is not a dtype"},
+      {"bench --dtype bf16 --out-dtype fp8_e4m3", "fp8_e4m3 needs fp8 inputs (a.dtype is bf16)"},
       {"bench --autotune sometimes", "--autotune 'sometimes' must be off, on-miss or always"},
       {"bench --reps 0", "--reps must be >= 1"},
       {"bench --shapes /nonexistent/shapes.txt",

@@ -210,13 +210,13 @@ TEST(Sm90Epilogue, TmaStoresTakeEveryEpilogueIntoAnAlignedSixteenBitRowMajorD) {
             StoreRoute::general);
 }
 
-// An fp8 D takes the general route (its scale and amax) through TMA, alpha alone included, where
-// its chunks (64 rows x 128 columns) fit the tile's width; else from registers.
+// An fp8 D goes through TMA where its chunks (64 rows x 128 columns) fit the tile's width; else
+// from registers.
 TEST(Sm90Epilogue, AnFp8DGoesThroughTmaWhereItsChunksFitTheTile) {
   GemmArgs args = plain_bf16_d(200, 144, 144);
   args.epilogue.d.dtype = DType::fp8_e4m3;
-  EXPECT_EQ(store_route(args, 128), StoreRoute::tma_general);
-  EXPECT_EQ(store_route(args, 256), StoreRoute::tma_general);
+  EXPECT_EQ(store_route(args, 128), StoreRoute::tma);
+  EXPECT_EQ(store_route(args, 256), StoreRoute::tma);
   EXPECT_EQ(store_route(args, 64), StoreRoute::general);
   args.epilogue.d.dtype = DType::fp8_e5m2;
   args.epilogue.activation = Activation::gelu;

@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
       epilogue.store(args.epilogue, maps.d, launch.route, acc, BatchedTile{work.group, work.tile},
                      kShape.block_m, my_row, work.rows.end, args.n, launch.pairs, work.rows.begin);
     }
-    epilogue.finish(args.epilogue, maps.d, launch.route);
+    epilogue.finish(maps.d, launch.route);
   }
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
 }

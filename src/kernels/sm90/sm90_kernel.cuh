@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
   // both, 128x256 and 256x128 spilled 230 bytes.
   using Epilogue = Sm90Epilogue<kShape.consumer_rows(), kShape.block_n, Storage::kStoreBuffers,
                                 PLAIN, holds_chunks<kShape>() && !E::kPromotes,
-                                kShape.mma_m() == 1 || kShape.ping_pong(), E::kFp8 && !PLAIN>;
+                                kShape.mma_m() == 1 || kShape.ping_pong(), E::kFp8>;
   constexpr bool kClusters = kShape.cluster_size() > 1;
   static_assert(
       !kShape.ping_pong() || Storage::kStoreBuffers >= store_chunks(kShape.block_m, kShape.block_n),
@@ -226,7 +226,7 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
                      args.n, launch.pairs);
     }
     Mainloop::end_turns(consumer);
-    epilogue.finish(args.epilogue, maps.d, route);
+    epilogue.finish(maps.d, route);
   }
   // The other programs of the cluster may still arrive on this one's `empty` barriers.
   if constexpr (kClusters) cluster_sync();

@@ -52,7 +52,7 @@ StoreRoute store_route(const GemmArgs& args, int block_n) {
     return plain ? StoreRoute::tma : StoreRoute::tma_general;
   }
   if (is_fp8(e.d.dtype) && described && block_n % store_columns(1) == 0) {
-    return StoreRoute::tma_general;
+    return plain ? StoreRoute::tma : StoreRoute::tma_general;
   }
   return plain && sixteen_bit && aligned_pairs(e.d) ? StoreRoute::scaled : StoreRoute::general;
 }

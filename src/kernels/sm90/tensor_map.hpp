@@ -31,7 +31,7 @@ OperandShape source_c(const GemmArgs& args);
 // (8 for fp32), so a thread stores its pair at once.
 bool aligned_pairs(const MatrixView& d);
 // The epilogue's route to D (sm90_store_route.hpp) for tiles `block_n` wide. An fp8 D goes
-// through TMA by the general route (its scale and amax) where its 128-column chunks fit the tile.
+// through TMA where its chunks (64 x 128 columns) fit the tile.
 StoreRoute store_route(const GemmArgs& args, int block_n);
 // Whether the tma_general route also loads C by TMA, into the buffers D leaves from: beta != 0,
 // C in D's type, row-major, described by a tensor map. Else each thread loads its own values (and
