@@ -138,7 +138,9 @@ BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o,
   }
   if (spec.scale_mode != ScaleMode::none) r.dtype += "/" + std::string(to_string(spec.scale_mode));
   if (is_fp8(dtype) && spec.fast_accumulation) r.dtype += "/fast";
-  if (is_fp8(p.d.dtype)) r.dtype += "->" + std::string(to_string(p.d.dtype));
+  if (p.d.dtype != harness::default_output_dtype(dtype)) {
+    r.dtype += "->" + std::string(to_string(p.d.dtype));  // D's type, where --out-dtype set it
+  }
   r.layouts = o.layouts.empty() ? default_layouts(dtype) : o.layouts;
   r.kernel = report.kernel;
   r.config = to_string(report.config);
