@@ -48,12 +48,9 @@ StoreRoute store_route(const GemmArgs& args, int block_n) {
   const bool plain = scales_only(e);
   const bool sixteen_bit = e.d.dtype == DType::fp16 || e.d.dtype == DType::bf16;
   const bool described = e.d.stride.col == 1 && tma_check(output_d(args), "d").empty();
-  if ((sixteen_bit || e.d.dtype == DType::fp32) && described) {
-    return plain ? StoreRoute::tma : StoreRoute::tma_general;
-  }
-  if (is_fp8(e.d.dtype) && described && block_n % store_columns(1) == 0) {
-    return plain ? StoreRoute::tma : StoreRoute::tma_general;
-  }
+  // Every type of D (fp32, fp16, bf16, fp8) has chunks of 128 bytes a row: 128 columns of fp8.
+  const bool chunks_fit = !is_fp8(e.d.dtype) || block_n % store_columns(1) == 0;
+  if (described && chunks_fit) return plain ? StoreRoute::tma : StoreRoute::tma_general;
   return plain && sixteen_bit && aligned_pairs(e.d) ? StoreRoute::scaled : StoreRoute::general;
 }
 
