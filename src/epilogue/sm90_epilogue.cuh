@@ -123,11 +123,11 @@ struct Sm90Epilogue {
       }
       return;
     }
-    if (route == StoreRoute::tma_general) {
+    if (route == StoreRoute::tma_general || route == StoreRoute::staged) {
       const auto finish = [&](auto element_bytes) {
         finish_tma<decltype(element_bytes)::value, kBuffers, kFp32CInBuffers>(
             e, map_d, buffers, acc, tile_row, tile_col, int(tile.batch), barrier, m, n,
-            c_in_buffers, c, &fp8);
+            c_in_buffers, c, route == StoreRoute::staged, &fp8);
       };
       if constexpr (kFp8Out && kBlockN % store_columns(1) == 0) {  // else never this route
         if (fp8_d) {

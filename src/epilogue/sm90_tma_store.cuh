@@ -146,6 +146,54 @@ __device__ __forceinline__ void hand_to_tma(const CUtensorMap& map_d, unsigned c
   }
 }
 
+// The staged route (a row-major D that TMA cannot describe): the warpgroup writes its first kCount
+// buffers, written by all its threads, to D itself, buffer i at origin(i). Warp w takes rows
+// 16w..16w+15 of each chunk and its lanes a row's 128 bytes, 4 each, so that one store
+// instruction covers a row's 128 contiguous bytes of D (a lane stores its 4 bytes at once where
+// they lie 4-byte aligned in D, else value by value); nothing past D's edges (m, n) is written.
+// The buffers are read with generic loads: the next writer waits on the warpgroup's barrier
+// (await_buffers), as for TMA's reads.
+template <int kCount, int kElementBytes, class Origin>
+__device__ __forceinline__ void write_out(const MatrixView& d, int64_t batch,
+                                          const unsigned char* buffers, WarpgroupBarrier barrier,
+                                          Origin origin, int64_t m, int64_t n) {
+  constexpr int kValues = 4 / kElementBytes;  // per lane and row
+  barrier.sync();
+  const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
+  const int col = kValues * lane;  // the lane's first column of the chunk
+#pragma unroll 1
+  for (int i = 0; i < kCount; ++i) {
+    const ChunkOrigin at = origin(i);
+    const int64_t d_col = at.col + col;
+    if (d_col >= n) continue;
+    const unsigned char* const buffer = buffers + i * kStoreChunkBytes;
+#pragma unroll 4
+    for (int r = 0; r < 16; ++r) {
+      const int row = 16 * warp + r;
+      if (at.row + row >= m) break;
+      const uint32_t word =
+          *reinterpret_cast<const uint32_t*>(buffer + store_chunk_offset(row, col, kElementBytes));
+      unsigned char* const target = static_cast<unsigned char*>(d.data) +
+                                    d.offset(batch, at.row + row, d_col) * kElementBytes;
+      if (kElementBytes == 4 ||
+          (d_col + kValues <= n && reinterpret_cast<uintptr_t>(target) % 4 == 0)) {
+        *reinterpret_cast<uint32_t*>(target) = word;
+        continue;
+      }
+#pragma unroll
+      for (int j = 0; j < kValues; ++j) {
+        if (d_col + j >= n) break;
+        const uint32_t value = word >> (8 * kElementBytes * j);
+        if constexpr (kElementBytes == 2) {
+          reinterpret_cast<uint16_t*>(target)[j] = uint16_t(value);
+        } else if constexpr (kElementBytes == 1) {
+          target[j] = uint8_t(value);
+        }
+      }
+    }
+  }
+}
+
 // One round of TMA stores of kCount chunks of D, through the consumer's first kCount buffers:
 // once the stores of the round before have read the buffers, every thread writes its part of
 // chunk i (chunk(i), ChunkWords of a D of kElementBytes) into buffer i, and TMA stores it at
@@ -294,7 +342,8 @@ struct SourceC {
 
 // The general epilogue (beta*C, bias, activation) into a D that TMA stores (row-major, described
 // by map_d; kElementBytes 2 for fp16 and bf16, 4 for fp32, 1 for fp8 with D's scale and amax in
-// *fp8: scale_fp8_round), for a consumer's part of the tile
+// *fp8: scale_fp8_round), or (`staged`) a row-major D it cannot describe, which the threads write
+// from the same buffers (write_out), for a consumer's part of the tile
 // (kParts wgmma tiles of 64 rows from row0, columns from col0): finish_rolled's rounds, each
 // writing its pairs into a store buffer instead of D. Chunk c of the part (64 rows x 128 bytes:
 // four rounds of a 16-bit D, two of fp32, eight of fp8) fills buffer c % kBuffers; once every
@@ -313,7 +362,7 @@ __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtens
                                            unsigned char* buffers, float (&acc)[kParts][N],
                                            int row0, int col0, int batch, WarpgroupBarrier barrier,
                                            int64_t m, int64_t n, bool c_in_buffers, SourceC& c,
-                                           Fp8Output* fp8 = nullptr) {
+                                           bool staged, Fp8Output* fp8 = nullptr) {
   const bool c_tma =
       c_in_buffers && (kElementBytes == 2 || (kElementBytes == 4 && kFp32CInBuffers));
   constexpr int kColumns = store_columns(kElementBytes);
@@ -327,6 +376,15 @@ __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtens
   const auto from = [&](int first) {
     return [=](int i) { return chunk_origin<kChunksPerPart, kColumns>(row0, col0, first + i); };
   };
+  // The first kCount buffers, chunks first.., to D: by TMA, or (staged) by the threads.
+  const auto hand_over = [&](auto count, int first) {
+    constexpr int kCount = decltype(count)::value;
+    if (staged) {
+      write_out<kCount, kElementBytes>(p.d, batch, buffers, barrier, from(first), m, n);
+    } else {
+      hand_to_tma<kCount>(map_d, buffers, batch, barrier, from(first));
+    }
+  };
   if (c_tma) {
     c.wait();
   } else {
@@ -339,7 +397,7 @@ __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtens
       const int chunk = i * kChunksPerPart + round / kRoundsPerChunk;
       if constexpr (kBuffers < kChunks) {
         if (round % kRoundsPerChunk == 0 && chunk > 0 && chunk % kBuffers == 0) {
-          hand_to_tma<kBuffers>(map_d, buffers, batch, barrier, from(chunk - kBuffers));
+          hand_over(std::integral_constant<int, kBuffers>{}, chunk - kBuffers);
           if (c_tma) {
             c.request<kBuffers>(buffers, batch, from(chunk));
             c.wait();
@@ -391,7 +449,7 @@ __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtens
     }
   }
   constexpr int kLast = (kChunks - 1) / kBuffers * kBuffers;  // the last group's first chunk
-  hand_to_tma<kChunks - kLast>(map_d, buffers, batch, barrier, from(kLast));
+  hand_over(std::integral_constant<int, kChunks - kLast>{}, kLast);
 }
 
 #endif  // TILEGEMM_SM90A_DEVICE_CODE

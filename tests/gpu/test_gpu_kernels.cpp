@@ -290,6 +290,34 @@ TEST_F(GpuKernels, AlphaOnlyEpilogueOnAlignedAndUnalignedRowsOfD) {
         }
 }
 
+TEST_F(GpuKernels, RowMajorDThatTmaCannotDescribeIsWrittenFromTheStoreBuffers) {
+  // Rows of D that are not 16-byte multiples while A and B are aligned: sm90 writes D from its
+  // store buffers with thread stores (the staged route), plain or with the whole epilogue. ldc 251
+  // (odd) starts every other row off a 4-byte boundary, where lanes store value by value; ldc 254
+  // gives 4-byte aligned rows, where a plain 16-bit D takes the pair stores from registers
+  // instead. M = 200 and N = 250 leave partial tiles at both edges; a batch of two checks its
+  // offset.
+  for (const KernelCase& kc : every_kernel_config())
+    for (DType out : {DType::fp32, DType::fp16, DType::bf16})
+      for (int64_t ldc : {int64_t(251), int64_t(254)})
+        for (bool whole_epilogue : {false, true}) {
+          WorkloadSpec s = spec_of(200, 250, 72, kc.half_type());
+          s.layout_b = Layout::col_major;
+          s.ldb = 80;
+          s.lda = 80;
+          s.output_dtype = out;
+          s.ldc = ldc;
+          s.batch_count = 2;
+          if (whole_epilogue) {
+            s.beta = 0.5f;
+            s.bias = true;
+            s.activation = Activation::gelu;
+          }
+          s.seed = 2500 + ldc + 10 * int(out) + whole_epilogue;
+          expect_matches_reference(suited(s, kc), kc.options);
+        }
+}
+
 TEST_F(GpuKernels, MixedOutputTypes) {
   for (const KernelCase& kc : every_kernel_config())
     for (DType in : kc.dtypes)

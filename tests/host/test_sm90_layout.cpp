@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstddef>
 #include <map>
 #include <random>
@@ -182,12 +183,12 @@ TEST(Sm90Epilogue, TmaStoresTakeEveryEpilogueIntoAnAlignedSixteenBitRowMajorD) {
               a.epilogue.d.batch_stride = 136 * 100;
             }),
             StoreRoute::scaled);
-  // Everything else goes from registers, element by element where pairs are not aligned.
+  // Any other row-major D goes through the buffers, written out by the threads (staged).
   EXPECT_EQ(route_with([](GemmArgs& a) {
               a.epilogue.d.stride.row = 140;
               a.epilogue.beta = 1.0f;
             }),
-            StoreRoute::general);
+            StoreRoute::staged);
   // An fp32 D through TMA too where its rows are 16-byte multiples (4 values).
   EXPECT_EQ(route_with([](GemmArgs& a) { a.epilogue.d.dtype = DType::fp32; }), StoreRoute::tma);
   EXPECT_EQ(route_with([](GemmArgs& a) {
@@ -199,19 +200,26 @@ TEST(Sm90Epilogue, TmaStoresTakeEveryEpilogueIntoAnAlignedSixteenBitRowMajorD) {
               a.epilogue.d.dtype = DType::fp32;
               a.epilogue.d.stride.row = 138;  // 552-byte rows
             }),
-            StoreRoute::general);
+            StoreRoute::staged);
+  EXPECT_EQ(route_with([](GemmArgs& a) {
+              a.epilogue.d.data = static_cast<char*>(a.epilogue.d.data) + 2;  // 2-byte aligned
+            }),
+            StoreRoute::staged);
+  // A column-major D, or more rows than 32-bit chunk origins reach: from registers.
   EXPECT_EQ(route_with([](GemmArgs& a) {
               a.epilogue.d.stride = {1, 200};
             }),  // column-major
             StoreRoute::general);
   EXPECT_EQ(route_with([](GemmArgs& a) {
-              a.epilogue.d.data = static_cast<char*>(a.epilogue.d.data) + 2;  // 2-byte aligned
+              a.m = int64_t(INT32_MAX) + 1;
+              a.epilogue.d.stride.row = 140;
+              a.epilogue.beta = 1.0f;
             }),
             StoreRoute::general);
 }
 
-// An fp8 D goes through TMA where its chunks (64 rows x 128 columns) fit the tile's width; else
-// from registers.
+// An fp8 D goes through TMA where its chunks (64 rows x 128 columns) fit the tile's width, staged
+// where TMA cannot describe it; in narrower tiles from registers.
 TEST(Sm90Epilogue, AnFp8DGoesThroughTmaWhereItsChunksFitTheTile) {
   GemmArgs args = plain_bf16_d(200, 144, 144);
   args.epilogue.d.dtype = DType::fp8_e4m3;
@@ -222,7 +230,8 @@ TEST(Sm90Epilogue, AnFp8DGoesThroughTmaWhereItsChunksFitTheTile) {
   args.epilogue.activation = Activation::gelu;
   EXPECT_EQ(store_route(args, 128), StoreRoute::tma_general);
   args.epilogue.d.stride.row = 136;  // 136-byte rows: no tensor map
-  EXPECT_EQ(store_route(args, 128), StoreRoute::general);
+  EXPECT_EQ(store_route(args, 128), StoreRoute::staged);
+  EXPECT_EQ(store_route(args, 64), StoreRoute::general);
   args.epilogue.d.stride = {1, 200};  // column-major
   EXPECT_EQ(store_route(args, 128), StoreRoute::general);
 }
