@@ -28,12 +28,12 @@ namespace tilegemm::sm90 {
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
 
 // kRows x kBlockN: the consumer's part of a tile (kRows / 64 wgmma tiles). kBuffers: its store
-// buffers. kPlain: the kernel's route is `tma` alone (D = alpha * AB through TMA stores); else it
-// is one of the others, chosen per launch. kHoldsChunks: the tma route carries chunks into the
-// next tile (store_tma). kFp32CInBuffers: an fp32 C may come into the buffers too (where it does
-// not, that code is left out: in 256x128 its requests and reads made ptxas spill in the K loop,
-// and each thread loads its own C instead). kFp8Out: D may be fp8 (the kernels for fp8 inputs),
-// with its scale and amax (Fp8Output), by any route.
+// buffers. kPlain: the kernel's route is `tma` or `staged` (D = alpha * AB through the store
+// buffers); else it is one of the others, chosen per launch. kHoldsChunks: those routes carry
+// chunks into the next tile (store_tma). kFp32CInBuffers: an fp32 C may come into the buffers too
+// (where it does not, that code is left out: in 256x128 its requests and reads made ptxas spill
+// in the K loop, and each thread loads its own C instead). kFp8Out: D may be fp8 (the kernels for
+// fp8 inputs), with its scale and amax (Fp8Output), by any route.
 template <int kRows, int kBlockN, int kBuffers, bool kPlain, bool kHoldsChunks,
           bool kFp32CInBuffers_, bool kFp8Out = false>
 struct Sm90Epilogue {
@@ -60,13 +60,13 @@ struct Sm90Epilogue {
     return k_steps > 2 ? 2 : k_steps - 1;
   }
 
-  // While a K step's wgmma run: the last tile's held chunks go to TMA (the tma route), or
+  // While a K step's wgmma run: the last tile's held chunks go to D (the tma and staged routes), or
   // (`reads_c`: this consumer writes the tile, with C by TMA) the first of its C chunks come in,
   // as many as there are buffers. row0, col0: the consumer's part of the tile.
-  __device__ __forceinline__ void overlap(const EpilogueParams& e, const CUtensorMap& map_d,
+  __device__ __forceinline__ void overlap(const EpilogueParams& e, const ChunkTarget& target,
                                           bool reads_c, int row0, int col0, int batch) {
     if constexpr (kPlain) {
-      if constexpr (kHoldsChunks) held.store(map_d, buffers, barrier);
+      if constexpr (kHoldsChunks) held.store(target, buffers, barrier);
     } else if (reads_c) {
       const auto request_first = [&](auto element_bytes) {
         constexpr int kBytes = decltype(element_bytes)::value, kColumns = store_columns(kBytes);
@@ -84,12 +84,12 @@ struct Sm90Epilogue {
     }
   }
 
-  // The consumer's part of `tile` (its rows from my_row) into D: by the tma route in a plain
-  // kernel, else by `route`. m, n: D's extent (rows from m on are not written); pairs: D takes a
+  // The consumer's part of `tile` (its rows from my_row) into D: by `route`, tma or staged in a
+  // plain kernel. m, n: D's extent (rows from m on are not written); pairs: D takes a
   // thread's two columns in one store (the registers' routes); row_origin: the row of D where
   // tile row 0 starts (a grouped kernel's group's first row).
   template <int N>
-  __device__ __forceinline__ void store(const EpilogueParams& e, const CUtensorMap& map_d,
+  __device__ __forceinline__ void store(const EpilogueParams& e, const ChunkTarget& target,
                                         StoreRoute route, float (&acc)[kParts][N],
                                         const BatchedTile& tile, int block_m, int my_row, int64_t m,
                                         int64_t n, bool pairs, int64_t row_origin = 0) {
@@ -105,7 +105,7 @@ struct Sm90Epilogue {
     if constexpr (kPlain) {
       const auto store = [&](auto pair) {
         store_tma<decltype(pair), kBuffers, kHoldsChunks>(
-            map_d, buffers, held, acc, e.alpha, tile_row, tile_col, int(tile.batch), barrier, fp8);
+            target, buffers, held, acc, e.alpha, tile_row, tile_col, int(tile.batch), barrier, fp8);
       };
       if constexpr (kFp8Out && kBlockN % store_columns(1) == 0) {  // else never this route
         if (fp8_d) {
@@ -123,11 +123,11 @@ struct Sm90Epilogue {
       }
       return;
     }
-    if (route == StoreRoute::tma_general || route == StoreRoute::staged) {
+    if (route == StoreRoute::tma_general || route == StoreRoute::staged_general) {
       const auto finish = [&](auto element_bytes) {
         finish_tma<decltype(element_bytes)::value, kBuffers, kFp32CInBuffers>(
-            e, map_d, buffers, acc, tile_row, tile_col, int(tile.batch), barrier, m, n,
-            c_in_buffers, c, route == StoreRoute::staged, &fp8);
+            e, target, buffers, acc, tile_row, tile_col, int(tile.batch), barrier, m, n,
+            c_in_buffers, c, &fp8);
       };
       if constexpr (kFp8Out && kBlockN % store_columns(1) == 0) {  // else never this route
         if (fp8_d) {
@@ -174,8 +174,8 @@ struct Sm90Epilogue {
 
   // After the consumer's last tile: the held chunks out, and every TMA store's read of the
   // buffers done before the program's shared memory goes.
-  __device__ __forceinline__ void finish(const CUtensorMap& map_d, StoreRoute route) {
-    if constexpr (kPlain && kHoldsChunks) held.store(map_d, buffers, barrier);
+  __device__ __forceinline__ void finish(const ChunkTarget& target, StoreRoute route) {
+    if constexpr (kPlain && kHoldsChunks) held.store(target, buffers, barrier);
     if ((kPlain || route == StoreRoute::tma_general) && threadIdx.x % 128 == 0) {
       cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
     }

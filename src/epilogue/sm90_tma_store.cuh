@@ -1,7 +1,8 @@
-// The sm90 epilogue's TMA-store routes, for a row-major D that a tensor map describes: each math
-// warpgroup ("consumer") converts its part of the tile into chunks of 64 rows x 128 bytes in its
-// store buffers (sm90_store_chunk.hpp) and hands them to TMA, which stores them while the
-// warpgroup moves on.
+// The sm90 epilogue's routes through shared memory, for a row-major D: each math warpgroup
+// ("consumer") converts its part of the tile into chunks of 64 rows x 128 bytes in its store
+// buffers (sm90_store_chunk.hpp) and hands them over (ChunkTarget): to TMA, which stores them while
+// the warpgroup moves on, where a tensor map describes D (the tma routes); else the warpgroup
+// writes them to D itself, a chunk row per store instruction (the staged routes).
 //
 //   store_tma   D = alpha * AB. What does not fit in the buffers waits in registers (HeldChunks)
 //               and goes out during the next tile's K loop.
@@ -146,7 +147,7 @@ __device__ __forceinline__ void hand_to_tma(const CUtensorMap& map_d, unsigned c
   }
 }
 
-// The staged route (a row-major D that TMA cannot describe): the warpgroup writes its first kCount
+// The staged routes (a row-major D that TMA cannot describe): the warpgroup writes its first kCount
 // buffers, written by all its threads, to D itself, buffer i at origin(i). Warp w takes rows
 // 16w..16w+15 of each chunk and its lanes a row's 128 bytes, 4 each, so that one store
 // instruction covers a row's 128 contiguous bytes of D (a lane stores its 4 bytes at once where
@@ -194,12 +195,33 @@ __device__ __forceinline__ void write_out(const MatrixView& d, int64_t batch,
   }
 }
 
-// One round of TMA stores of kCount chunks of D, through the consumer's first kCount buffers:
+// Where a warpgroup's written store buffers go: to D by TMA stores (map), or, on the staged routes
+// (a row-major D that no tensor map describes), by the threads themselves (write_out). Built at
+// each call from the kernel's parameters, not kept across the K loop.
+struct ChunkTarget {
+  const CUtensorMap& map;
+  const MatrixView& d;
+  int64_t m, n;  // D's extent
+  bool staged;
+
+  // The first kCount buffers, buffer i to origin(i) in D.
+  template <int kCount, int kElementBytes, class Origin>
+  __device__ __forceinline__ void hand_over(unsigned char* buffers, int batch,
+                                            WarpgroupBarrier barrier, Origin origin) const {
+    if (staged) {
+      write_out<kCount, kElementBytes>(d, batch, buffers, barrier, origin, m, n);
+    } else {
+      hand_to_tma<kCount>(map, buffers, batch, barrier, origin);
+    }
+  }
+};
+
+// One round of stores of kCount chunks of D, through the consumer's first kCount buffers:
 // once the stores of the round before have read the buffers, every thread writes its part of
-// chunk i (chunk(i), ChunkWords of a D of kElementBytes) into buffer i, and TMA stores it at
-// origin(i).
+// chunk i (chunk(i), ChunkWords of a D of kElementBytes) into buffer i, and the buffers go to
+// origin(i) in D.
 template <int kCount, int kElementBytes, class Chunk, class Origin>
-__device__ __forceinline__ void store_round(const CUtensorMap& map_d, unsigned char* buffers,
+__device__ __forceinline__ void store_round(const ChunkTarget& target, unsigned char* buffers,
                                             int batch, WarpgroupBarrier barrier, Chunk chunk,
                                             Origin origin) {
   await_buffers(barrier);
@@ -207,20 +229,20 @@ __device__ __forceinline__ void store_round(const CUtensorMap& map_d, unsigned c
   for (int i = 0; i < kCount; ++i) {
     write_chunk<kElementBytes>(buffers + i * kStoreChunkBytes, chunk(i));
   }
-  hand_to_tma<kCount>(map_d, buffers, batch, barrier, origin);
+  target.hand_over<kCount, kElementBytes>(buffers, batch, barrier, origin);
 }
 
-// Chunks kFirst..kEnd-1 in rounds of up to kBuffers, each round once TMA has read the last.
+// Chunks kFirst..kEnd-1 in rounds of up to kBuffers, each round once the last is read.
 template <int kFirst, int kEnd, int kBuffers, int kElementBytes, class Chunk, class Origin>
-__device__ __forceinline__ void store_rounds(const CUtensorMap& map_d, unsigned char* buffers,
+__device__ __forceinline__ void store_rounds(const ChunkTarget& target, unsigned char* buffers,
                                              int batch, WarpgroupBarrier barrier, Chunk chunk,
                                              Origin origin) {
   if constexpr (kFirst < kEnd) {
     constexpr int kCount = kEnd - kFirst < kBuffers ? kEnd - kFirst : kBuffers;
     store_round<kCount, kElementBytes>(
-        map_d, buffers, batch, barrier, [&](int i) { return chunk(kFirst + i); },
+        target, buffers, batch, barrier, [&](int i) { return chunk(kFirst + i); },
         [&](int i) { return origin(kFirst + i); });
-    store_rounds<kFirst + kCount, kEnd, kBuffers, kElementBytes>(map_d, buffers, batch, barrier,
+    store_rounds<kFirst + kCount, kEnd, kBuffers, kElementBytes>(target, buffers, batch, barrier,
                                                                  chunk, origin);
   }
 }
@@ -235,21 +257,24 @@ struct HeldChunks {
   bool fp32 = false;  // D's type: the chunks' layout (ChunkWords)
 
   // Stores the held chunks, if any (store_round first waits until the buffers are read).
-  __device__ __forceinline__ void store(const CUtensorMap& map_d, unsigned char* buffers,
+  __device__ __forceinline__ void store(const ChunkTarget& target, unsigned char* buffers,
                                         WarpgroupBarrier barrier) {
     if (!waiting) return;
     const auto held = [&](int i) -> const ChunkWords& { return chunk[i]; };
-    const auto at = [&](int i) { return origin[i]; };
+    static_assert(kCount == 2);
+    // Not origin[i]: write_out's loop over i is rolled, and an array read at a runtime index
+    // would live in local memory.
+    const auto at = [&](int i) { return i == 0 ? origin[0] : origin[1]; };
     if (fp32) {
-      store_round<kCount, 4>(map_d, buffers, batch, barrier, held, at);
+      store_round<kCount, 4>(target, buffers, batch, barrier, held, at);
     } else {
-      store_round<kCount, 2>(map_d, buffers, batch, barrier, held, at);
+      store_round<kCount, 2>(target, buffers, batch, barrier, held, at);
     }
     waiting = false;
   }
 };
 
-// D = alpha * AB through shared memory and TMA, for a consumer's part of the tile (kParts wgmma
+// D = alpha * AB through shared memory to `target`, for a consumer's part of the tile (kParts wgmma
 // tiles of 64 rows, from row0, columns from col0), in chunks of 64 rows x 128 bytes (64 x 128 of
 // an fp8 D, 64 x 64 of a 16-bit D, 64 x 32 of an fp32 D; Pair: __nv_fp8x2_e4m3, __nv_fp8x2_e5m2,
 // __half2, __nv_bfloat162 or float2). An fp8 D's values go through `fp8` unmasked: past D's
@@ -270,7 +295,7 @@ struct HeldChunks {
 //   otherwise           (ping-pong with an fp32 D) rounds of kBuffers, each once TMA has read the
 //                       last; the other consumer's mainloop runs meanwhile.
 template <typename Pair, int kBuffers, bool kHold, int kParts, int N>
-__device__ __forceinline__ void store_tma(const CUtensorMap& map_d, unsigned char* buffers,
+__device__ __forceinline__ void store_tma(const ChunkTarget& target, unsigned char* buffers,
                                           HeldChunks& held, const float (&acc)[kParts][N],
                                           float alpha, int row0, int col0, int batch,
                                           WarpgroupBarrier barrier, Fp8Output& fp8) {
@@ -284,14 +309,14 @@ __device__ __forceinline__ void store_tma(const CUtensorMap& map_d, unsigned cha
   };
   const auto origin = [&](int c) { return chunk_origin<kChunksPerPart, kColumns>(row0, col0, c); };
   if constexpr (kBuffers >= kChunks) {
-    store_round<kChunks, kElementBytes>(map_d, buffers, batch, barrier, convert, origin);
+    store_round<kChunks, kElementBytes>(target, buffers, batch, barrier, convert, origin);
   } else if constexpr (kHold) {
     static_assert(kElementBytes > 1, "an fp8 D's part is two chunks at most: one round");
     static_assert(kBuffers >= HeldChunks::kCount && kChunks > HeldChunks::kCount,
                   "the last two chunks held, the others stored");
     constexpr int kStored = kChunks - HeldChunks::kCount;
-    held.store(map_d, buffers, barrier);  // only if the K loop had no step to do it
-    store_rounds<0, kStored, kBuffers, kElementBytes>(map_d, buffers, batch, barrier, convert,
+    held.store(target, buffers, barrier);  // only if the K loop had no step to do it
+    store_rounds<0, kStored, kBuffers, kElementBytes>(target, buffers, batch, barrier, convert,
                                                       origin);
 #pragma unroll
     for (int i = 0; i < HeldChunks::kCount; ++i) {
@@ -302,7 +327,7 @@ __device__ __forceinline__ void store_tma(const CUtensorMap& map_d, unsigned cha
     held.fp32 = kElementBytes == 4;
     held.waiting = true;
   } else {
-    store_rounds<0, kChunks, kBuffers, kElementBytes>(map_d, buffers, batch, barrier, convert,
+    store_rounds<0, kChunks, kBuffers, kElementBytes>(target, buffers, batch, barrier, convert,
                                                       origin);
   }
 }
@@ -340,15 +365,14 @@ struct SourceC {
   }
 };
 
-// The general epilogue (beta*C, bias, activation) into a D that TMA stores (row-major, described
-// by map_d; kElementBytes 2 for fp16 and bf16, 4 for fp32, 1 for fp8 with D's scale and amax in
-// *fp8: scale_fp8_round), or (`staged`) a row-major D it cannot describe, which the threads write
-// from the same buffers (write_out), for a consumer's part of the tile
+// The general epilogue (beta*C, bias, activation) into a row-major D through shared memory to
+// `target` (kElementBytes 2 for fp16 and bf16, 4 for fp32, 1 for fp8 with D's scale and amax in
+// *fp8: scale_fp8_round), for a consumer's part of the tile
 // (kParts wgmma tiles of 64 rows from row0, columns from col0): finish_rolled's rounds, each
 // writing its pairs into a store buffer instead of D. Chunk c of the part (64 rows x 128 bytes:
 // four rounds of a 16-bit D, two of fp32, eight of fp8) fills buffer c % kBuffers; once every
 // buffer is full (e.g. 128x256: four chunks of a 16-bit D, eight of fp32, two buffers) they go to
-// TMA, and the next chunks wait until TMA has read them. Nothing is held into the next tile: this
+// D, and the next chunks wait until they have been read. Nothing is held into the next tile: this
 // route is for epilogues that cost more than that wait. A 16-bit D takes the approximate
 // activations (activate); an fp32 D the exact ones, and so does an fp8 D, whose values are then an
 // fp32 D's (times the scale), its amax included. With `c_in_buffers` (sm90_gemm's: c_by_tma, but
@@ -358,11 +382,11 @@ struct SourceC {
 // (finish_round). kFp32CInBuffers: whether the kernel ever puts an fp32 C there; where it does not,
 // that code is left out at compile time.
 template <int kElementBytes, int kBuffers, bool kFp32CInBuffers, int kParts, int N>
-__device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtensorMap& map_d,
+__device__ __forceinline__ void finish_tma(const EpilogueParams& p, const ChunkTarget& target,
                                            unsigned char* buffers, float (&acc)[kParts][N],
                                            int row0, int col0, int batch, WarpgroupBarrier barrier,
                                            int64_t m, int64_t n, bool c_in_buffers, SourceC& c,
-                                           bool staged, Fp8Output* fp8 = nullptr) {
+                                           Fp8Output* fp8 = nullptr) {
   const bool c_tma =
       c_in_buffers && (kElementBytes == 2 || (kElementBytes == 4 && kFp32CInBuffers));
   constexpr int kColumns = store_columns(kElementBytes);
@@ -376,14 +400,9 @@ __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const CUtens
   const auto from = [&](int first) {
     return [=](int i) { return chunk_origin<kChunksPerPart, kColumns>(row0, col0, first + i); };
   };
-  // The first kCount buffers, chunks first.., to D: by TMA, or (staged) by the threads.
+  // The first kCount buffers, chunks first.., to D.
   const auto hand_over = [&](auto count, int first) {
-    constexpr int kCount = decltype(count)::value;
-    if (staged) {
-      write_out<kCount, kElementBytes>(p.d, batch, buffers, barrier, from(first), m, n);
-    } else {
-      hand_to_tma<kCount>(map_d, buffers, batch, barrier, from(first));
-    }
+    target.hand_over<decltype(count)::value, kElementBytes>(buffers, batch, barrier, from(first));
   };
   if (c_tma) {
     c.wait();

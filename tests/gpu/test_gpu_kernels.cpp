@@ -405,8 +405,9 @@ TEST_F(GpuKernels, PersistentProgramsWithSeveralTilesEach) {
 // with 24 or 32 K steps, the last one partial (K = 1512 or 2024 for BLOCK_SIZE_K 64; the tails
 // take it), in the least work (batch x K steps) for which the model splits with at least two
 // tails per helper on this GPU, so that helpers also run a tail after a tail (asserted first: the
-// test cannot pass without that split): D = alpha * AB (the route that splits: through TMA) in the
-// default output type and in fp32, and with column-major A and B.
+// test cannot pass without that split): D = alpha * AB (the routes that split: through the store
+// buffers) in the default output type and in fp32, into rows TMA cannot describe (staged), and
+// with column-major A and B.
 TEST_F(GpuKernels, LastRoundSplitIntoHeadsAndTails) {
   if (!hopper()) GTEST_SKIP() << "sm90 runs only on compute capability 9.0";
   const int sms = devices().front().sm_count;
@@ -439,6 +440,8 @@ TEST_F(GpuKernels, LastRoundSplitIntoHeadsAndTails) {
         cases.push_back(plain);
         cases.back().output_dtype = DType::fp32;
       }
+      cases.push_back(plain);
+      cases.back().ldc = kN + 1;
       if (dtype != DType::tf32) {  // tf32: K-major operands only
         cases.push_back(plain);
         cases.back().layout_a = Layout::col_major;

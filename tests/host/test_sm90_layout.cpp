@@ -175,20 +175,20 @@ TEST(Sm90Epilogue, TmaStoresTakeEveryEpilogueIntoAnAlignedSixteenBitRowMajorD) {
             StoreRoute::tma_general);
   EXPECT_EQ(route_with([](GemmArgs& a) { a.epilogue.activation = Activation::relu; }),
             StoreRoute::tma_general);
-  // Rows TMA cannot describe but pairs can still be stored at once.
+  // Any other row-major D goes through the same buffers, written out by the threads (staged):
+  // rows TMA cannot describe, pairs aligned or not, batch entries that overlap, an fp32 D.
   EXPECT_EQ(route_with([](GemmArgs& a) { a.epilogue.d.stride.row = 140; }),  // 280-byte rows
-            StoreRoute::scaled);
+            StoreRoute::staged);
   EXPECT_EQ(route_with([](GemmArgs& a) {
               a.batch_count = 2;  // batch entries that overlap
               a.epilogue.d.batch_stride = 136 * 100;
             }),
-            StoreRoute::scaled);
-  // Any other row-major D goes through the buffers, written out by the threads (staged).
+            StoreRoute::staged);
   EXPECT_EQ(route_with([](GemmArgs& a) {
               a.epilogue.d.stride.row = 140;
               a.epilogue.beta = 1.0f;
             }),
-            StoreRoute::staged);
+            StoreRoute::staged_general);
   // An fp32 D through TMA too where its rows are 16-byte multiples (4 values).
   EXPECT_EQ(route_with([](GemmArgs& a) { a.epilogue.d.dtype = DType::fp32; }), StoreRoute::tma);
   EXPECT_EQ(route_with([](GemmArgs& a) {
@@ -205,11 +205,17 @@ TEST(Sm90Epilogue, TmaStoresTakeEveryEpilogueIntoAnAlignedSixteenBitRowMajorD) {
               a.epilogue.d.data = static_cast<char*>(a.epilogue.d.data) + 2;  // 2-byte aligned
             }),
             StoreRoute::staged);
-  // A column-major D, or more rows than 32-bit chunk origins reach: from registers.
+  // A column-major D from registers; so is a row-major one with more rows than 32-bit chunk
+  // origins reach, by pairs where they are aligned.
   EXPECT_EQ(route_with([](GemmArgs& a) {
               a.epilogue.d.stride = {1, 200};
             }),  // column-major
             StoreRoute::general);
+  EXPECT_EQ(route_with([](GemmArgs& a) {
+              a.m = int64_t(INT32_MAX) + 1;
+              a.epilogue.d.stride.row = 140;
+            }),
+            StoreRoute::scaled);
   EXPECT_EQ(route_with([](GemmArgs& a) {
               a.m = int64_t(INT32_MAX) + 1;
               a.epilogue.d.stride.row = 140;
@@ -230,7 +236,7 @@ TEST(Sm90Epilogue, AnFp8DGoesThroughTmaWhereItsChunksFitTheTile) {
   args.epilogue.activation = Activation::gelu;
   EXPECT_EQ(store_route(args, 128), StoreRoute::tma_general);
   args.epilogue.d.stride.row = 136;  // 136-byte rows: no tensor map
-  EXPECT_EQ(store_route(args, 128), StoreRoute::staged);
+  EXPECT_EQ(store_route(args, 128), StoreRoute::staged_general);
   EXPECT_EQ(store_route(args, 64), StoreRoute::general);
   args.epilogue.d.stride = {1, 200};  // column-major
   EXPECT_EQ(store_route(args, 128), StoreRoute::general);

@@ -90,10 +90,11 @@ Status max_active_clusters(Kernel* kernel, int device, int cluster_size, int sha
 }
 
 // The tail split of one launch of kShape for E over `items` work items on `programs` programs:
-// the split's hand-over goes through the TMA store route's plain kernel (kTailSplits).
+// the split's hand-over goes through the plain kernel (kTailSplits), of the tma or staged route.
 template <class E, Sm90Shape kShape>
 TailSplit tail_split_of(const GemmArgs& args, int64_t items, int64_t programs) {
-  return kTailSplits<kShape, true> && store_route(args, kShape.block_n) == StoreRoute::tma
+  const StoreRoute route = store_route(args, kShape.block_n);
+  return kTailSplits<kShape, true> && (route == StoreRoute::tma || route == StoreRoute::staged)
              ? plan_tail_split(items, programs, cdiv(args.k, kShape.block_k(E::kBytes)))
              : no_tail_split(items);
 }
@@ -188,7 +189,7 @@ Status launch_shape(const GemmArgs& args, gpu::Workspace& workspace) {
     if constexpr (!E::kMnMajorOperands && (kAMn || kBMn)) {
       status = {StatusCode::not_supported,
                 "kernel sm90: " + std::string(to_string(E::kDType)) + " needs K-major A and B"};
-    } else if (launch.route == StoreRoute::tma) {
+    } else if (launch.route == StoreRoute::tma || launch.route == StoreRoute::staged) {
       launch_kernel(sm90_gemm<E, ShapeTag<kShape>, kAMn, kBMn, true>);
     } else {
       launch_kernel(sm90_gemm<E, ShapeTag<kShape>, kAMn, kBMn, false>);

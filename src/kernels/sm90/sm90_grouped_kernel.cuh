@@ -100,6 +100,8 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
     float acc[kShape.mma_m()][kShape.block_n / 2];
     const GroupedTiles tiles = grouped_tiles<kShape>(args);
     GroupCursor cursor;
+    // The grouped routes (scaled, general) store from registers: no buffers are handed over.
+    const ChunkTarget target{maps.d, args.epilogue.d, args.m, args.n, false};
     for (int item = int(blockIdx.x); tiles.seek(cursor, item); item += programs) {
       Mainloop::mma(pipeline, smem, acc, ring, previous, k_steps, consumer, my_row, lane, lane == 0,
                     [](int) {});
@@ -107,10 +109,10 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
       const GroupedTile work = tiles.tile(cursor, item);
       // The epilogue's batch entry is the group's (its bias; C and D of the offsets form have
       // batch stride 0), its rows those of the group from the group's first row.
-      epilogue.store(args.epilogue, maps.d, launch.route, acc, BatchedTile{work.group, work.tile},
+      epilogue.store(args.epilogue, target, launch.route, acc, BatchedTile{work.group, work.tile},
                      kShape.block_m, my_row, work.rows.end, args.n, launch.pairs, work.rows.begin);
     }
-    epilogue.finish(maps.d, launch.route);
+    epilogue.finish(target, launch.route);
   }
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
 }

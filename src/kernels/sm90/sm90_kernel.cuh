@@ -39,7 +39,7 @@ constexpr int kEarlySteps = 2;
 
 // Kernels whose last round may be split (schedule/tail_split.hpp): programs on their own, whose
 // consumers share each tile (in a cluster the programs' tiles would have to split alike; in
-// ping-pong the consumers take whole tiles in turn), compiled for the tma route alone (PLAIN).
+// ping-pong the consumers take whole tiles in turn), compiled for the plain routes alone (PLAIN).
 // In the kernels that hold the general epilogue, 256x128's have no register to spare for the
 // head's adds of the sums.
 template <Sm90Shape kShape, bool kPlain>
@@ -73,10 +73,10 @@ __device__ __forceinline__ PersistentScheduler scheduler(const GemmArgs& args,
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
 
 // E: the input element kind; Shape: the compiled shape (a ShapeTag); A_MN / B_MN: the operand is
-// MN-major in memory (column-major A, row-major B). PLAIN: compiled for the tma route alone (D =
-// alpha * AB through TMA stores). Without the other routes' code (C, bias, activations, stores from
-// registers) the kernel is 10-20 times smaller, and a small problem's call, which fetches its code
-// from DRAM, starts sooner.
+// MN-major in memory (column-major A, row-major B). PLAIN: compiled for the plain routes alone (D =
+// alpha * AB through the store buffers: tma, or staged where no tensor map describes D). Without
+// the other routes' code (C, bias, activations, stores from registers) the kernel is 10-20 times
+// smaller, and a small problem's call, which fetches its code from DRAM, starts sooner.
 template <class E, class Shape, bool A_MN, bool B_MN, bool PLAIN>
 __global__ void __launch_bounds__(Shape::value.threads(), 1)
     sm90_gemm(const __grid_constant__ Sm90TensorMaps maps, GemmArgs args, Sm90Launch launch) {
@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
   static_assert(
       !kShape.ping_pong() || Storage::kStoreBuffers >= store_chunks(kShape.block_m, kShape.block_n),
       "ping-pong: buffers for a consumer's whole tile of 16-bit D");
-  const StoreRoute route = PLAIN ? StoreRoute::tma : launch.route;
+  const StoreRoute route = launch.route;  // in a PLAIN kernel, tma or staged
   const bool c_tma = !PLAIN && launch.c_tma;
   extern __shared__ unsigned char smem_raw[];
   Storage& smem = *reinterpret_cast<Storage*>(
@@ -163,6 +163,11 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
                       SourceC{&maps.c, &smem.c_full[consumer]});
     float acc[kShape.mma_m()][kShape.block_n / 2];
     const PersistentScheduler s = scheduler<kShape, PLAIN>(args, launch.split, k_steps);
+    // Where the store buffers go (built at each use: sm90_tma_store.cuh).
+    const auto target = [&] {
+      const bool staged = route == StoreRoute::staged || route == StoreRoute::staged_general;
+      return ChunkTarget{maps.d, args.epilogue.d, args.m, args.n, staged};
+    };
     // Ping-pong: the consumer takes every other piece of the program's walk (whole items: no
     // split there), from its own number on (`turn` counts the walk's pieces), and owns all rows
     // of its tiles.
@@ -200,7 +205,7 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
             if (kt != overlap_step) return;
             const bool reads_c =
                 c_in_buffers && inside() && s.piece(program<kShape>(), item).share != Share::tail;
-            epilogue.overlap(args.epilogue, maps.d, reads_c, int(row0), int(n0), int(work.batch));
+            epilogue.overlap(args.epilogue, target(), reads_c, int(row0), int(n0), int(work.batch));
           },
           s.piece(program<kShape>(), item).k_begin, &block_scales);
       // Ping-pong: the next item of the walk, if any, is the other consumer's.
@@ -222,11 +227,11 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
         apply_output_scales<kShape.mma_m(), kShape.block_n>(args.scales, acc, row0, n0, args.m,
                                                             args.n);
       }
-      epilogue.store(args.epilogue, maps.d, route, acc, work, kShape.block_m, my_row, args.m,
+      epilogue.store(args.epilogue, target(), route, acc, work, kShape.block_m, my_row, args.m,
                      args.n, launch.pairs);
     }
     Mainloop::end_turns(consumer);
-    epilogue.finish(maps.d, route);
+    epilogue.finish(target(), route);
   }
   // The other programs of the cluster may still arrive on this one's `empty` barriers.
   if constexpr (kClusters) cluster_sync();

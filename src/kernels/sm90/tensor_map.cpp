@@ -51,10 +51,11 @@ StoreRoute store_route(const GemmArgs& args, int block_n) {
   // Every type of D (fp32, fp16, bf16, fp8) has chunks of 128 bytes a row: 128 columns of fp8.
   const bool chunks_fit = !is_fp8(e.d.dtype) || block_n % store_columns(1) == 0;
   if (described && chunks_fit) return plain ? StoreRoute::tma : StoreRoute::tma_general;
-  if (plain && sixteen_bit && aligned_pairs(e.d)) return StoreRoute::scaled;
-  // The staged route's chunk origins are 32-bit, as TMA's coordinates.
-  const bool staged = e.d.stride.col == 1 && args.m <= INT32_MAX && args.n <= INT32_MAX;
-  return staged && chunks_fit ? StoreRoute::staged : StoreRoute::general;
+  // The staged routes' chunk origins are 32-bit, as TMA's coordinates.
+  if (e.d.stride.col == 1 && chunks_fit && args.m <= INT32_MAX && args.n <= INT32_MAX) {
+    return plain ? StoreRoute::staged : StoreRoute::staged_general;
+  }
+  return plain && sixteen_bit && aligned_pairs(e.d) ? StoreRoute::scaled : StoreRoute::general;
 }
 
 bool c_by_tma(const GemmArgs& args, int block_n) {
