@@ -50,30 +50,36 @@ __device__ __forceinline__ void store_pair(const MatrixView& d, int64_t batch, i
   }
 }
 
-// acc[r] += scale * x[index(r)] for the first R values of acc where inside(r), x of type `dtype`
-// (fp32, fp16 or bf16, as load_as_float reads them). The type is tested once for all R, and no
-// load sits under a branch: a value outside the matrix loads x[0], which always exists, and adds
-// nothing. So the R loads go out back to back instead of each waiting for the branch before.
-template <int R, int N, class Index, class Inside>
-__device__ __forceinline__ void add_loaded(float (&acc)[N], const void* x, DType dtype, float scale,
-                                           Index index, Inside inside) {
-  float loaded[R];
+// A round's four columns of x along one row (or of a vector: the bias): v[k] = x at element
+// first + j * step for the k-th of the columns j = 0, 1, 8, 9 from the round's first, x of type
+// `dtype` (fp32, fp16 or bf16), 0 for columns from `columns` on (outside D, or all of them where
+// the row is). The type is tested once for the four, and no load sits under a branch: a column
+// outside loads x[0], which always exists. So the loads go out back to back, from one address
+// computed per call.
+__device__ __forceinline__ void load_round_columns(float (&v)[4], const void* x, DType dtype,
+                                                   int64_t first, int64_t step, int columns) {
+  const auto column = [](int k) { return 8 * (k / 2) + k % 2; };
   if (dtype == DType::fp16 || dtype == DType::bf16) {
     const bool fp16 = dtype == DType::fp16;
     const auto* bits = static_cast<const uint16_t*>(x);
-    uint16_t b[R];
+    const uint16_t* const at = bits + first;
+    uint16_t b[4];
 #pragma unroll
-    for (int r = 0; r < R; ++r) b[r] = bits[inside(r) ? index(r) : 0];
+    for (int k = 0; k < 4; ++k) b[k] = *(column(k) < columns ? at + column(k) * step : bits);
 #pragma unroll
-    for (int r = 0; r < R; ++r)
-      loaded[r] = fp16 ? fp16_bits_to_float(b[r]) : bf16_bits_to_float(b[r]);
+    for (int k = 0; k < 4; ++k) {
+      const float value = fp16 ? fp16_bits_to_float(b[k]) : bf16_bits_to_float(b[k]);
+      v[k] = column(k) < columns ? value : 0.0f;
+    }
   } else {
     const auto* values = static_cast<const float*>(x);
+    const float* const at = values + first;
 #pragma unroll
-    for (int r = 0; r < R; ++r) loaded[r] = values[inside(r) ? index(r) : 0];
+    for (int k = 0; k < 4; ++k) {
+      const float value = *(column(k) < columns ? at + column(k) * step : values);
+      v[k] = column(k) < columns ? value : 0.0f;
+    }
   }
-#pragma unroll
-  for (int r = 0; r < R; ++r) acc[r] += inside(r) ? scale * loaded[r] : 0.0f;
 }
 
 // acc[r] = activation(acc[r]) for the first R values, the activation fixed at compile time.
@@ -142,22 +148,28 @@ __device__ __forceinline__ void finish_round(const EpilogueParams& p, int64_t ba
                                              bool c_added = false) {
   static_assert(N == kRoundValues, "one round");
   constexpr int R = kRoundValues;
-  const auto row_of = [&](int r) { return row + 8 * (r % 4 / 2); };
-  const auto col_of = [&](int r) { return col + 8 * (r / 4) + r % 2; };
-  const auto inside = [&](int r) { return row_of(r) < m && col_of(r) < n; };
+  // The round's columns inside D, from its first: past 9, all of them. Value r lies in row
+  // r % 4 / 2 of the round's two (8 apart) and in its column 2 * (r / 4) + r % 2 of four.
+  const int columns = int(n - col < 10 ? n - col : 10);
   if (!c_added) {
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[r] *= p.alpha;
   }
   if (p.beta != 0.0f && !c_added) {
-    add_loaded<R>(
-        acc, p.c.data, p.c.dtype, p.beta,
-        [&](int r) { return p.c.offset(batch, row_of(r), col_of(r)); }, inside);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float c[4];
+      load_round_columns(c, p.c.data, p.c.dtype, p.c.offset(batch, row + 8 * h, col),
+                         p.c.stride.col, row + 8 * h < m ? columns : 0);
+#pragma unroll
+      for (int k = 0; k < 4; ++k) acc[4 * (k / 2) + 2 * h + k % 2] += p.beta * c[k];
+    }
   }
-  if (p.bias != nullptr) {
-    add_loaded<R>(
-        acc, p.bias, p.bias_dtype, 1.0f,
-        [&](int r) { return batch * p.bias_batch_stride + col_of(r); }, inside);
+  if (p.bias != nullptr) {  // one per column: rows outside D take it too, and are not stored
+    float bias[4];
+    load_round_columns(bias, p.bias, p.bias_dtype, batch * p.bias_batch_stride + col, 1, columns);
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[r] += bias[2 * (r / 4) + r % 2];
   }
   switch (p.activation) {
     case Activation::relu:

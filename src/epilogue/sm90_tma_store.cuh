@@ -181,14 +181,16 @@ __device__ __forceinline__ void write_out(const MatrixView& d, int64_t batch,
         *reinterpret_cast<uint32_t*>(target) = word;
         continue;
       }
+      if constexpr (kElementBytes < 4) {
 #pragma unroll
-      for (int j = 0; j < kValues; ++j) {
-        if (d_col + j >= n) break;
-        const uint32_t value = word >> (8 * kElementBytes * j);
-        if constexpr (kElementBytes == 2) {
-          reinterpret_cast<uint16_t*>(target)[j] = uint16_t(value);
-        } else if constexpr (kElementBytes == 1) {
-          target[j] = uint8_t(value);
+        for (int j = 0; j < kValues; ++j) {
+          if (d_col + j >= n) break;
+          const uint32_t value = word >> (8 * kElementBytes * j);
+          if constexpr (kElementBytes == 2) {
+            reinterpret_cast<uint16_t*>(target)[j] = uint16_t(value);
+          } else {
+            target[j] = uint8_t(value);
+          }
         }
       }
     }
