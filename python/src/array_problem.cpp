@@ -64,6 +64,109 @@ std::string device_text(const ArrayRef& array) {
   return array.on_gpu ? "cuda:" + std::to_string(array.device_id) : std::string("the host");
 }
 
+// bias: (N,), or one vector per batch entry (batch..., N).
+Status take_bias(const MatmulArgs& args, const std::vector<int64_t>& batch, GemmProblem* p) {
+  if (!args.bias) return Status::success();
+  const ArrayRef& bias = *args.bias;
+  const size_t n = bias.shape.size();
+  const bool shared = n == 1;
+  const bool per_entry =
+      n >= 2 && std::vector<int64_t>(bias.shape.begin(), bias.shape.end() - 1) == batch;
+  if ((!shared && !per_entry) || bias.shape.back() != p->n) {
+    std::vector<int64_t> per_entry_shape = batch;
+    per_entry_shape.push_back(p->n);
+    return invalid("bias: its shape is " + shape_text(bias.shape) +
+                   "; it must be (N,) = " + shape_text({p->n}) +
+                   ", or one vector per batch entry " + shape_text(per_entry_shape));
+  }
+  if (p->n > 1 && bias.strides.back() != 1) {
+    return invalid("bias: its values must be contiguous (stride 1, not " +
+                   std::to_string(bias.strides.back()) + ")");
+  }
+  int64_t entries = 1;
+  if (per_entry) {
+    if (Status s = collapse_batch(bias, n - 1, &entries, &p->epilogue.bias_batch_stride); !s.ok()) {
+      return s;
+    }
+  }
+  p->epilogue.bias = bias.data;
+  p->epilogue.bias_dtype = bias.dtype;
+  return Status::success();
+}
+
+// A grouped GEMM's sizes: one int32 value per group, contiguous, beside a.
+Status take_sizes(const MatmulArgs& args, int64_t groups, GemmProblem* p) {
+  if (!args.sizes) return invalid("offs, counts: a grouped product needs its groups' sizes");
+  const ArrayRef& sizes = *args.sizes;
+  const std::string name = sizes.name;
+  if (sizes.shape.size() != 1 || sizes.shape[0] != groups) {
+    return invalid(name + ": its shape is " + shape_text(sizes.shape) +
+                   "; it holds one value per group, " + shape_text({groups}));
+  }
+  if (groups > 1 && sizes.strides[0] != 1) {
+    return invalid(name + ": its values must be contiguous (stride 1, not " +
+                   std::to_string(sizes.strides[0]) + ")");
+  }
+  if (sizes.on_gpu != args.a.on_gpu || sizes.device_id != args.a.device_id) {
+    return invalid(name + ": is on " + device_text(sizes) + ", while a is on " +
+                   device_text(args.a) + " (the call reads the sizes where it runs)");
+  }
+  p->groups = {args.groups, static_cast<const int32_t*>(sizes.data)};
+  return Status::success();
+}
+
+// The offsets form: a tokens x K, b groups x K x N, out tokens x N (C and D shared by the groups,
+// batch stride 0); c is not taken.
+Status make_offsets_problem(const MatmulArgs& args, GemmProblem* problem) {
+  const ArrayRef &a = args.a, &b = args.b, &out = args.out;
+  if (a.shape.size() != 2) {
+    return invalid(
+        "a: offs takes a (tokens, K) matrix, each group's rows one after the other; "
+        "its shape is " +
+        shape_text(a.shape));
+  }
+  if (b.shape.size() != 3) {
+    return invalid("b: offs takes one K x N matrix per group, (groups, K, N); its shape is " +
+                   shape_text(b.shape));
+  }
+  if (b.shape[1] != a.shape[1]) {
+    return invalid("b: its shape " + shape_text(b.shape) + " has " + std::to_string(b.shape[1]) +
+                   " rows per group, but a's shape " + shape_text(a.shape) + " has " +
+                   std::to_string(a.shape[1]) + " columns (K)");
+  }
+  const std::vector<int64_t> shape{a.shape[0], b.shape[2]};
+  if (out.shape != shape) {
+    return invalid("out: its shape is " + shape_text(out.shape) + "; the product's is " +
+                   shape_text(shape));
+  }
+  for (const ArrayRef* other : {&b, &out, args.bias ? &*args.bias : nullptr}) {
+    if (other && (other->on_gpu != a.on_gpu || other->device_id != a.device_id)) {
+      return invalid(std::string(other->name) + ": is on " + device_text(*other) +
+                     ", while a is on " + device_text(a));
+    }
+  }
+  if (args.c) return invalid("c: a grouped product takes no c");
+  GemmProblem& p = *problem;
+  p.m = shape[0];
+  p.n = shape[1];
+  p.k = a.shape[1];
+  p.batch_count = b.shape[0];
+  if (p.batch_count == 0) return Status::success();  // no group: nothing is read or written
+  p.d = {out.data, out.dtype, Layout::row_major, 0, 0};
+  if (Status s = matrix_of(out, p.m, p.n, &p.d.layout, &p.d.ld); !s.ok()) return s;
+  p.a = {a.data, a.dtype, Layout::row_major, 0, 0};
+  if (Status s = matrix_of(a, p.m, p.k, &p.a.layout, &p.a.ld); !s.ok()) return s;
+  int64_t groups = 0;
+  p.b.data = b.data;
+  p.b.dtype = b.dtype;
+  if (Status s = collapse_batch(b, 1, &groups, &p.b.batch_stride); !s.ok()) return s;
+  if (Status s = matrix_of(b, p.k, p.n, &p.b.layout, &p.b.ld); !s.ok()) return s;
+  p.epilogue.alpha = args.alpha;
+  p.epilogue.activation = args.activation;
+  p.epilogue.leaky_relu_slope = args.leaky_relu_slope;
+  if (Status s = take_bias(args, {p.batch_count}, &p); !s.ok()) return s;
+  return take_sizes(args, p.batch_count, &p);
+}
 }  // namespace
 
 std::optional<MatrixLayout> matrix_layout(int64_t rows, int64_t cols, int64_t row_stride,
@@ -115,6 +218,7 @@ std::vector<int64_t> output_shape(const std::vector<int64_t>& a, const std::vect
 }
 
 Status make_problem(const MatmulArgs& args, GemmProblem* problem) {
+  if (args.groups == GroupRows::offsets) return make_offsets_problem(args, problem);
   std::string error;
   const std::vector<int64_t> shape = output_shape(args.a.shape, args.b.shape, &error);
   if (shape.empty()) return invalid(error);
@@ -178,34 +282,11 @@ Status make_problem(const MatmulArgs& args, GemmProblem* problem) {
   p.epilogue.beta = args.beta;
   p.epilogue.activation = args.activation;
   p.epilogue.leaky_relu_slope = args.leaky_relu_slope;
-  if (args.bias) {
-    const ArrayRef& bias = *args.bias;
-    const size_t n = bias.shape.size();
-    const std::vector<int64_t> batch(shape.begin(), shape.end() - 2);
-    const bool shared = n == 1;
-    const bool per_entry =
-        n >= 2 && std::vector<int64_t>(bias.shape.begin(), bias.shape.end() - 1) == batch;
-    if ((!shared && !per_entry) || bias.shape.back() != p.n) {
-      std::vector<int64_t> per_entry_shape = batch;
-      per_entry_shape.push_back(p.n);
-      return invalid("bias: its shape is " + shape_text(bias.shape) +
-                     "; it must be (N,) = " + shape_text({p.n}) +
-                     ", or one vector per batch entry " + shape_text(per_entry_shape));
-    }
-    if (p.n > 1 && bias.strides.back() != 1) {
-      return invalid("bias: its values must be contiguous (stride 1, not " +
-                     std::to_string(bias.strides.back()) + ")");
-    }
-    int64_t entries = 1;
-    if (per_entry) {
-      if (Status s = collapse_batch(bias, n - 1, &entries, &p.epilogue.bias_batch_stride);
-          !s.ok()) {
-        return s;
-      }
-    }
-    p.epilogue.bias = bias.data;
-    p.epilogue.bias_dtype = bias.dtype;
+  if (Status s = take_bias(args, std::vector<int64_t>(shape.begin(), shape.end() - 2), &p);
+      !s.ok()) {
+    return s;
   }
+  if (args.groups == GroupRows::counts) return take_sizes(args, count, &p);
   return Status::success();
 }
 

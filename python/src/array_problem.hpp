@@ -8,7 +8,11 @@
 //     one whose second-to-last has stride 1 is column-major (a transposed view: `b.T`, `w.t()`),
 //     so no view costs a copy; any other strides are refused (make the array contiguous);
 //   - c (torch.addmm's `input`) has out's shape, or is one M x N matrix for every batch entry;
-//     bias is a vector of N values, or one per batch entry (batch x N).
+//     bias is a vector of N values, or one per batch entry (batch x N);
+//   - a grouped GEMM (tilegemm.grouped_mm, following torch._grouped_mm) gives its groups' sizes
+//     as int32 values: with `offsets`, a is tokens x K with each group's rows one after the
+//     other, b is groups x K x N and out tokens x N; with `counts`, a, b and out are batches of
+//     one entry per group, as for a batched product.
 //
 // Host only and free of Python: the module (module.cpp) fills ArrayRefs from the arrays.
 #pragma once
@@ -24,10 +28,10 @@ namespace tilegemm::python {
 
 // An array as DLPack describes it. Strides are in elements.
 struct ArrayRef {
-  const char* name = "";  // the argument's name in messages: "a", "b", "c", "bias", "out"
+  const char* name = "";  // the argument's name in messages: "a", "b", "c", "bias", "out", ...
   void* data = nullptr;
   std::vector<int64_t> shape, strides;
-  DType dtype = DType::fp32;
+  DType dtype = DType::fp32;  // (a grouped GEMM's sizes: int32, which the module checked)
   bool on_gpu = false;
   int device_id = 0;
 };
@@ -39,6 +43,8 @@ struct MatmulArgs {
   Activation activation = Activation::none;
   float leaky_relu_slope = 0.01f;
   bool tf32 = false;  // fp32 A and B multiplied on TF32 tensor cores (DType::tf32)
+  GroupRows groups = GroupRows::none;
+  std::optional<ArrayRef> sizes;  // the groups' sizes (offsets or counts), one int32 a group
 };
 
 // The output's shape for a and b: their batch (the one that has one) then M x N. Empty with

@@ -50,10 +50,10 @@ DType dtype_of(const Array& array, const char* name) {
                            .c_str());
 }
 
-ArrayRef array_ref(const Array& array, const char* name) {
+// Where an array lies, its shape and strides; its dtype is the caller's to read.
+ArrayRef place_of(const Array& array, const char* name) {
   ArrayRef ref;
   ref.name = name;
-  ref.dtype = dtype_of(array, name);
   const int device = array.device_type();
   if (device == nb::device::cuda::value) {
     ref.on_gpu = true;
@@ -69,6 +69,23 @@ ArrayRef array_ref(const Array& array, const char* name) {
     ref.strides.push_back(int64_t(array.stride(i)));
   }
   return ref;
+}
+
+ArrayRef array_ref(const Array& array, const char* name) {
+  ArrayRef ref = place_of(array, name);
+  ref.dtype = dtype_of(array, name);
+  return ref;
+}
+
+// A grouped GEMM's sizes (offs or counts): int32 values.
+ArrayRef sizes_ref(const Array& array, const char* name) {
+  const nb::dlpack::dtype t = array.dtype();
+  if (t.lanes != 1 || t.code != uint8_t(nb::dlpack::dtype_code::Int) || t.bits != 32) {
+    throw nb::type_error((std::string(name) + ": its dtype (DLPack code " + std::to_string(t.code) +
+                          ", " + std::to_string(t.bits) + " bits) is not int32")
+                             .c_str());
+  }
+  return place_of(array, name);
 }
 
 // A Status that is not ok, as the Python exception a user of torch would expect.
@@ -108,7 +125,7 @@ Call make_call(const Array& a, const Array& b, const Array& out, const std::opti
                const std::optional<Array>& bias, double alpha, double beta,
                const std::string& activation, double slope, bool tf32, const std::string& config,
                const std::string& kernel, const std::string& backend, const std::string& autotune,
-               uintptr_t stream) {
+               uintptr_t stream, GroupRows groups = GroupRows::none, const Array* sizes = nullptr) {
   MatmulArgs args;
   args.a = array_ref(a, "a");
   args.b = array_ref(b, "b");
@@ -120,6 +137,8 @@ Call make_call(const Array& a, const Array& b, const Array& out, const std::opti
   args.activation = parse_activation(activation);
   args.leaky_relu_slope = float(slope);
   args.tf32 = tf32;
+  args.groups = groups;
+  if (sizes) args.sizes = sizes_ref(*sizes, groups == GroupRows::offsets ? "offs" : "counts");
   Call call;
   if (Status s = make_problem(args, &call.problem); !s.ok()) raise(s);
   call.empty = call.problem.batch_count == 0;
@@ -208,13 +227,9 @@ nb::dict report_dict(const GemmReport& r) {
   return d;
 }
 
-nb::object run(const Array& a, const Array& b, const Array& out, const std::optional<Array>& c,
-               const std::optional<Array>& bias, double alpha, double beta,
-               const std::string& activation, double slope, bool tf32, const std::string& config,
-               const std::string& kernel, const std::string& backend, const std::string& autotune,
-               uintptr_t stream, nb::object workspace_alloc, bool want_report) {
-  Call call = make_call(a, b, out, c, bias, alpha, beta, activation, slope, tf32, config, kernel,
-                        backend, autotune, stream);
+// Runs a call: gemm() with the GIL released, a workspace from `workspace_alloc` while the stream
+// captures. Returns the report as a dict when asked for.
+nb::object execute(Call& call, nb::object workspace_alloc, bool want_report) {
   if (call.empty) return nb::none();
   DeviceScope scope(call.device);
   // While the stream captures a CUDA graph, the workspace comes from the caller's allocator
@@ -240,6 +255,31 @@ nb::object run(const Array& a, const Array& b, const Array& out, const std::opti
   }
   if (!status.ok()) raise(status);
   return want_report ? nb::object(report_dict(report)) : nb::none();
+}
+
+nb::object run(const Array& a, const Array& b, const Array& out, const std::optional<Array>& c,
+               const std::optional<Array>& bias, double alpha, double beta,
+               const std::string& activation, double slope, bool tf32, const std::string& config,
+               const std::string& kernel, const std::string& backend, const std::string& autotune,
+               uintptr_t stream, nb::object workspace_alloc, bool want_report) {
+  Call call = make_call(a, b, out, c, bias, alpha, beta, activation, slope, tf32, config, kernel,
+                        backend, autotune, stream);
+  return execute(call, workspace_alloc, want_report);
+}
+
+// A grouped GEMM (tilegemm.grouped_mm): `form` is "offsets" or "counts", `sizes` its int32 values.
+nb::object grouped(const Array& a, const Array& b, const Array& out, const Array& sizes,
+                   const std::string& form, const std::optional<Array>& bias, double alpha,
+                   const std::string& activation, double slope, const std::string& config,
+                   const std::string& kernel, const std::string& backend, uintptr_t stream,
+                   nb::object workspace_alloc) {
+  const std::optional<GroupRows> groups = parse_group_rows(form);
+  if (!groups || *groups == GroupRows::none) {
+    throw nb::value_error(("form: '" + form + "' is not 'offsets' or 'counts'").c_str());
+  }
+  Call call = make_call(a, b, out, std::nullopt, bias, alpha, 0.0, activation, slope, false, config,
+                        kernel, backend, "", stream, *groups, &sizes);
+  return execute(call, workspace_alloc, false);
 }
 
 nb::dict plan_call(const Array& a, const Array& b, const Array& out, const std::optional<Array>& c,
@@ -417,6 +457,9 @@ NB_MODULE(_tilegemm, m) {
   m.def("run", &run, "a"_a, "b"_a, "out"_a, "c"_a.none(), "bias"_a.none(), "alpha"_a, "beta"_a,
         "activation"_a, "leaky_relu_slope"_a, "tf32"_a, "config"_a, "kernel"_a, "backend"_a,
         "autotune"_a, "stream"_a, "workspace_alloc"_a.none(), "report"_a);
+  m.def("grouped", &grouped, "a"_a, "b"_a, "out"_a, "sizes"_a, "form"_a, "bias"_a.none(), "alpha"_a,
+        "activation"_a, "leaky_relu_slope"_a, "config"_a, "kernel"_a, "backend"_a, "stream"_a,
+        "workspace_alloc"_a.none());
   m.def("plan", &plan_call, "a"_a, "b"_a, "out"_a, "c"_a.none(), "bias"_a.none(), "alpha"_a,
         "beta"_a, "activation"_a, "leaky_relu_slope"_a, "tf32"_a, "config"_a, "kernel"_a,
         "backend"_a, "autotune"_a, "stream"_a);

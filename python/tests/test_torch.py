@@ -216,3 +216,35 @@ def test_tune_times_the_candidates_and_the_next_call_uses_the_winner(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("layout_b", ["N", "T"])
+def test_grouped_mm_offsets_and_counts_in_device_memory(dtype, layout_b):
+    groups, k, n = 6, 256, 384
+    rows = torch.randint(0, 300, (groups,))
+    rows[1] = 0
+    offs = torch.cumsum(rows, 0).to(torch.int32).cuda()
+    tokens = int(offs[-1]) + 5
+    a = torch.randn(tokens, k, device="cuda").to(dtype)
+    b = operand(k, n, dtype, layout_b, batch=(groups,))
+    bias = torch.randn(groups, n, device="cuda").to(dtype)
+    out = torch.full((tokens, n), float("nan"), device="cuda", dtype=dtype)
+    tilegemm.grouped_mm(a, b, offs, bias=bias, activation="silu", out=out)
+    begin = 0
+    for g, end in enumerate(offs.tolist()):
+        if end > begin:
+            z = a[begin:end].double() @ b[g].double() + bias[g].double()
+            assert rel(out[begin:end], ACT["silu"](z)) < TOL["bf16"]
+        begin = end
+    assert torch.isnan(out[begin:]).all()
+    with pytest.raises(ValueError, match="grad"):
+        tilegemm.grouped_mm(a, b.requires_grad_(), offs)
+
+    counts = torch.tensor([0, 1, 77, 128], dtype=torch.int32, device="cuda")
+    a3 = torch.randn(4, 128, k, device="cuda").to(dtype)
+    b3 = operand(k, n, dtype, layout_b, batch=(4,))
+    d = tilegemm.grouped_mm(a3, b3, counts=counts)
+    for g, c in enumerate(counts.tolist()):
+        if c > 0:
+            assert rel(d[g, :c], a3[g, :c].double() @ b3[g].double()) < TOL["bf16"]

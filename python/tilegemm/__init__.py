@@ -15,6 +15,7 @@ __version__ = _native.version()
 
 __all__ = [
     "matmul",
+    "grouped_mm",
     "plan",
     "tune",
     "explain",
@@ -42,6 +43,26 @@ def matmul(a, b, *, c=None, alpha=1.0, beta=None, bias=None, activation=None,
     """
     return adapter_of(a).matmul(a, b, c, alpha, beta, bias, activation, leaky_relu_slope,
                                 out_dtype, out, config, kernel, backend, input_precision, autotune)
+
+
+def grouped_mm(a, b, offs=None, *, counts=None, bias=None, alpha=1.0, activation=None,
+               leaky_relu_slope=0.01, out_dtype=None, out=None, config=None, kernel="auto",
+               backend="auto"):
+    """A grouped product for mixture-of-experts layers: group g's rows of a times b[g], as
+    ``torch._grouped_mm(a, b, offs)``, with the epilogue of ``matmul`` (no c).
+
+    offs: a is (tokens, K), each group's rows one after the other, b is (groups, K, N) and the
+    result (tokens, N); offs (groups,) int32 holds each group's end row (cumulative: group g takes
+    rows offs[g-1] .. offs[g]-1, offs[-1] = 0). Rows from offs[-1] on are not written.
+    counts: a is (groups, rows, K), b (groups, K, N) and the result (groups, rows, N) (DeepGEMM's
+    masked layout); group g takes rows 0 .. counts[g]-1 of its entry, and its other rows are not
+    written. Either way the sizes lie beside a (device memory for device arrays) and are read when
+    the call runs, so a captured CUDA graph takes new sizes at each replay; no group needs padding.
+    bias: (N,), or (groups, N). Other arguments as ``matmul``. No gradients yet (torch tensors
+    that require grad are refused).
+    """
+    return adapter_of(a).grouped_mm(a, b, offs, counts, bias, alpha, activation,
+                                    leaky_relu_slope, out_dtype, out, config, kernel, backend)
 
 
 def plan(a, b, *, c=None, alpha=1.0, beta=None, bias=None, activation=None, out_dtype=None,

@@ -138,6 +138,38 @@ class Adapter:
                     self.workspace_alloc(a), False)
         return self.finish(out, stream) if not given else out
 
+    def grouped_mm(self, a, b, offs, counts, bias, alpha, activation, leaky_relu_slope, out_dtype,
+                   out, config, kernel, backend):
+        if (offs is None) == (counts is None):
+            raise ValueError("offs, counts: give one of them (offs: a is (tokens, K), each "
+                             "group's rows one after the other; counts: a is (groups, rows, K))")
+        name, sizes = ("offs", offs) if offs is not None else ("counts", counts)
+        if not self.owns(sizes):
+            raise TypeError(f"{name}: a {type(sizes).__module__}.{type(sizes).__name__}, while a "
+                            f"is a {self.library} array")
+        common, out_dtype = self.arguments(a, b, None, alpha, None, bias, activation,
+                                           leaky_relu_slope, "ieee", out_dtype, out)
+        rank = 2 if offs is not None else 3
+        if len(a.shape) != rank or len(b.shape) != 3:
+            want = "(tokens, K) and (groups, K, N)" if rank == 2 else \
+                "(groups, rows, K) and (groups, K, N)"
+            raise ValueError(f"a, b: {name} takes a and b of shapes {want}; theirs are "
+                             f"{tuple(a.shape)} and {tuple(b.shape)}")
+        given = out is not None
+        if not given:
+            out = self.empty(tuple(a.shape[:-1]) + (b.shape[-1],),
+                             a.dtype if out_dtype is None else out_dtype, a)
+        else:
+            self.check_writable(out)
+        stream = self.stream(a)
+        native = self.native
+        _native.grouped(native(a), native(b), native(out), native(sizes),
+                        "offsets" if offs is not None else "counts",
+                        None if bias is None else native(bias), common[2], common[4], common[5],
+                        _text("config", config), _text("kernel", kernel, "auto"),
+                        _text("backend", backend, "auto"), stream, self.workspace_alloc(a))
+        return self.finish(out, stream) if not given else out
+
     def plan(self, a, b, c, alpha, beta, bias, activation, out_dtype, config, kernel, backend,
              input_precision, autotune):
         common, out_dtype = self.arguments(a, b, c, alpha, beta, bias, activation, 0.01,
@@ -257,6 +289,16 @@ class JaxAdapter(Adapter):
                 x.block_until_ready()
         return super().matmul(a, b, c, alpha, beta, bias, activation, leaky_relu_slope,
                               out_dtype, None, config, kernel, backend, input_precision, autotune)
+
+    def grouped_mm(self, a, b, offs, counts, bias, alpha, activation, leaky_relu_slope, out_dtype,
+                   out, config, kernel, backend):
+        if out is not None:
+            raise ValueError("out: JAX arrays are immutable; grouped_mm returns a new one")
+        for x in (a, b, offs, counts, bias):
+            if x is not None and self.owns(x):
+                x.block_until_ready()
+        return super().grouped_mm(a, b, offs, counts, bias, alpha, activation, leaky_relu_slope,
+                                  out_dtype, None, config, kernel, backend)
 
     def finish(self, out, stream):
         _native.synchronize(stream)

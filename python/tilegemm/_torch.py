@@ -144,6 +144,15 @@ class TorchAdapter(Adapter):
     def default_tf32(self, a):
         return a.dtype == torch.float32 and a.is_cuda and torch.backends.cuda.matmul.allow_tf32
 
+    def grouped_mm(self, a, b, offs, counts, bias, alpha, activation, leaky_relu_slope, out_dtype,
+                   out, config, kernel, backend):
+        if torch.is_grad_enabled() and (_requires_grad(a) or _requires_grad(b) or
+                                        _requires_grad(bias)):
+            raise ValueError("a, b, bias: grouped_mm computes no gradients yet; call it under "
+                             "torch.no_grad() or on tensors that do not require grad")
+        return Adapter.grouped_mm(self, a, b, offs, counts, bias, alpha, activation,
+                                  leaky_relu_slope, out_dtype, out, config, kernel, backend)
+
     def matmul(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype, out,
                config, kernel, backend, input_precision, autotune):
         traced = torch.compiler.is_compiling()

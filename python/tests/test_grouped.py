@@ -1,0 +1,106 @@
+"""tilegemm.grouped_mm on NumPy arrays (the CPU backend): both forms of sizes, layouts of b, a
+bias per group and activations, against a float64 reference per group on fresh random data;
+rows outside the groups are left as they were; bad arguments raise naming them."""
+
+import numpy as np
+import pytest
+
+import tilegemm
+from conftest import TOLERANCE, reference64, relative_error
+
+pytestmark = pytest.mark.host
+
+rng = np.random.default_rng()
+
+
+def weights(groups, k, n, dtype, layout):
+    """(groups, K, N): row-major entries, or column-major ones (a transposed view)."""
+    if layout == "row":
+        return rng.standard_normal((groups, k, n)).astype(dtype)
+    return np.swapaxes(rng.standard_normal((groups, n, k)).astype(dtype), -1, -2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("layout_b", ["row", "col"])
+@pytest.mark.parametrize("activation", [None, "silu"])
+def test_offsets_each_group_times_its_own_b(dtype, layout_b, activation):
+    groups, k, n = 5, int(rng.integers(1, 70)), int(rng.integers(1, 70))
+    rows = rng.integers(0, 40, size=groups)
+    rows[1] = 0  # an empty group
+    rows[2] = 1  # a one-row group
+    offs = np.cumsum(rows).astype(np.int32)
+    tokens = int(offs[-1]) + 3  # rows past the last group belong to none
+    a = rng.standard_normal((tokens, k)).astype(dtype)
+    b = weights(groups, k, n, dtype, layout_b)
+    bias = rng.standard_normal((groups, n)).astype(dtype)
+    out = np.full((tokens, n), np.nan, dtype)
+    result = tilegemm.grouped_mm(a, b, offs, bias=bias, alpha=0.5, activation=activation,
+                                 out=out)
+    assert result is out
+    begin = 0
+    for g in range(groups):
+        end = int(offs[g])
+        if end > begin:
+            expected = reference64(a[begin:end], b[g], alpha=0.5, bias=bias[g],
+                                   activation=activation)
+            assert relative_error(out[begin:end], expected) < TOLERANCE[np.dtype(dtype).name]
+        begin = end
+    assert np.isnan(out[begin:]).all()  # not written
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_counts_masked_rows_per_group(dtype):
+    groups, m, k, n = 4, 24, int(rng.integers(1, 60)), int(rng.integers(1, 60))
+    counts = np.array([0, 24, 1, 13], np.int32)
+    a = rng.standard_normal((groups, m, k)).astype(dtype)
+    b = weights(groups, k, n, dtype, "row")
+    bias = rng.standard_normal(n).astype(dtype)
+    out = np.full((groups, m, n), np.nan, dtype)
+    tilegemm.grouped_mm(a, b, counts=counts, bias=bias, activation="relu", out=out)
+    for g in range(groups):
+        c = int(counts[g])
+        if c > 0:
+            expected = reference64(a[g, :c], b[g], bias=bias, activation="relu")
+            assert relative_error(out[g, :c], expected) < TOLERANCE[np.dtype(dtype).name]
+        assert np.isnan(out[g, c:]).all()
+
+
+def test_the_result_is_allocated_with_the_product_shape():
+    a = rng.standard_normal((7, 8)).astype(np.float32)
+    b = rng.standard_normal((2, 8, 3)).astype(np.float32)
+    d = tilegemm.grouped_mm(a, b, np.array([3, 7], np.int32))
+    assert d.shape == (7, 3) and d.dtype == np.float32
+    assert relative_error(d[:3], reference64(a[:3], b[0])) < TOLERANCE["float32"]
+    assert relative_error(d[3:], reference64(a[3:], b[1])) < TOLERANCE["float32"]
+
+
+OFFS = np.array([2, 5], np.int32)
+BAD = [
+    # (what, the call's arguments, exception, words the message must contain)
+    ("neither form", dict(offs=None), ValueError, "offs, counts"),
+    ("both forms", dict(counts=np.array([1, 1], np.int32)), ValueError, "offs, counts"),
+    ("float sizes", dict(offs=np.array([2.0, 5.0], np.float32)), TypeError, "offs: its dtype"),
+    ("sizes of another library", dict(offs=[2, 5]), TypeError, "offs: a builtins.list"),
+    ("one size too few", dict(offs=np.array([5], np.int32)), ValueError, "offs: its shape"),
+    ("sizes not contiguous", dict(offs=np.array([2, 0, 5, 0], np.int32)[::2]), ValueError,
+     "offs: its values"),
+    ("a batched for offs", dict(a=np.ones((2, 5, 4), np.float32)), ValueError, "a, b: offs"),
+    ("K differs", dict(b=np.ones((2, 3, 6), np.float32)), ValueError, "b: its shape"),
+    ("bias's shape", dict(bias=np.ones((3, 6), np.float32)), ValueError, "bias: its shape"),
+    ("out's shape", dict(out_shape=(5, 7)), ValueError, "out: its shape"),
+    ("bad activation", dict(activation="tanh"), ValueError, "activation"),
+]
+
+
+@pytest.mark.parametrize("what,args,exception,words", BAD, ids=[x[0] for x in BAD])
+def test_bad_arguments_raise_naming_them_and_leave_out_alone(what, args, exception, words):
+    args = dict(args)
+    a = args.pop("a", np.ones((5, 4), np.float32))
+    b = args.pop("b", np.ones((2, 4, 6), np.float32))
+    offs = args.pop("offs", OFFS)
+    out = np.full(args.pop("out_shape", (5, 6)), 42.0, np.float32)
+    before = out.copy()
+    with pytest.raises(exception) as raised:
+        tilegemm.grouped_mm(a, b, offs, out=out, **args)
+    assert words in str(raised.value)
+    np.testing.assert_array_equal(out, before)
