@@ -64,6 +64,24 @@ std::string device_text(const ArrayRef& array) {
   return array.on_gpu ? "cuda:" + std::to_string(array.device_id) : std::string("the host");
 }
 
+// out has the product's `shape`, and every other array lies where a does (a grouped product's
+// sizes too: the call reads them where it runs).
+Status check_out_and_places(const MatmulArgs& args, const std::vector<int64_t>& shape) {
+  if (args.out.shape != shape) {
+    return invalid("out: its shape is " + shape_text(args.out.shape) + "; the product's is " +
+                   shape_text(shape));
+  }
+  const auto given = [](const std::optional<ArrayRef>& x) { return x ? &*x : nullptr; };
+  for (const ArrayRef* other :
+       {&args.b, &args.out, given(args.c), given(args.bias), given(args.sizes)}) {
+    if (other && (other->on_gpu != args.a.on_gpu || other->device_id != args.a.device_id)) {
+      return invalid(std::string(other->name) + ": is on " + device_text(*other) +
+                     ", while a is on " + device_text(args.a));
+    }
+  }
+  return Status::success();
+}
+
 // bias: (N,), or one vector per batch entry (batch..., N).
 Status take_bias(const MatmulArgs& args, const std::vector<int64_t>& batch, GemmProblem* p) {
   if (!args.bias) return Status::success();
@@ -94,7 +112,8 @@ Status take_bias(const MatmulArgs& args, const std::vector<int64_t>& batch, Gemm
   return Status::success();
 }
 
-// A grouped GEMM's sizes: one int32 value per group, contiguous, beside a.
+// A grouped GEMM's sizes: one int32 value per group, contiguous (check_out_and_places has
+// checked that they lie beside a).
 Status take_sizes(const MatmulArgs& args, int64_t groups, GemmProblem* p) {
   if (!args.sizes) return invalid("offs, counts: a grouped product needs its groups' sizes");
   const ArrayRef& sizes = *args.sizes;
@@ -106,10 +125,6 @@ Status take_sizes(const MatmulArgs& args, int64_t groups, GemmProblem* p) {
   if (groups > 1 && sizes.strides[0] != 1) {
     return invalid(name + ": its values must be contiguous (stride 1, not " +
                    std::to_string(sizes.strides[0]) + ")");
-  }
-  if (sizes.on_gpu != args.a.on_gpu || sizes.device_id != args.a.device_id) {
-    return invalid(name + ": is on " + device_text(sizes) + ", while a is on " +
-                   device_text(args.a) + " (the call reads the sizes where it runs)");
   }
   p->groups = {args.groups, static_cast<const int32_t*>(sizes.data)};
   return Status::success();
@@ -135,16 +150,7 @@ Status make_offsets_problem(const MatmulArgs& args, GemmProblem* problem) {
                    std::to_string(a.shape[1]) + " columns (K)");
   }
   const std::vector<int64_t> shape{a.shape[0], b.shape[2]};
-  if (out.shape != shape) {
-    return invalid("out: its shape is " + shape_text(out.shape) + "; the product's is " +
-                   shape_text(shape));
-  }
-  for (const ArrayRef* other : {&b, &out, args.bias ? &*args.bias : nullptr}) {
-    if (other && (other->on_gpu != a.on_gpu || other->device_id != a.device_id)) {
-      return invalid(std::string(other->name) + ": is on " + device_text(*other) +
-                     ", while a is on " + device_text(a));
-    }
-  }
+  if (Status s = check_out_and_places(args, shape); !s.ok()) return s;
   if (args.c) return invalid("c: a grouped product takes no c");
   GemmProblem& p = *problem;
   p.m = shape[0];
@@ -222,17 +228,7 @@ Status make_problem(const MatmulArgs& args, GemmProblem* problem) {
   std::string error;
   const std::vector<int64_t> shape = output_shape(args.a.shape, args.b.shape, &error);
   if (shape.empty()) return invalid(error);
-  if (args.out.shape != shape) {
-    return invalid("out: its shape is " + shape_text(args.out.shape) + "; the product's is " +
-                   shape_text(shape));
-  }
-  for (const ArrayRef* other :
-       {&args.b, &args.out, args.c ? &*args.c : nullptr, args.bias ? &*args.bias : nullptr}) {
-    if (other && (other->on_gpu != args.a.on_gpu || other->device_id != args.a.device_id)) {
-      return invalid(std::string(other->name) + ": is on " + device_text(*other) +
-                     ", while a is on " + device_text(args.a));
-    }
-  }
+  if (Status s = check_out_and_places(args, shape); !s.ok()) return s;
   GemmProblem& p = *problem;
   const size_t rank = shape.size();
   p.m = shape[rank - 2];

@@ -147,8 +147,8 @@ class Adapter:
         if not self.owns(sizes):
             raise TypeError(f"{name}: a {type(sizes).__module__}.{type(sizes).__name__}, while a "
                             f"is a {self.library} array")
-        common, out_dtype = self.arguments(a, b, None, alpha, None, bias, activation,
-                                           leaky_relu_slope, "ieee", out_dtype, out)
+        (_, bias, alpha, _, activation, slope, _), out_dtype = self.arguments(
+            a, b, None, alpha, None, bias, activation, leaky_relu_slope, "ieee", out_dtype, out)
         rank = 2 if offs is not None else 3
         if len(a.shape) != rank or len(b.shape) != 3:
             want = "(tokens, K) and (groups, K, N)" if rank == 2 else \
@@ -165,7 +165,7 @@ class Adapter:
         native = self.native
         _native.grouped(native(a), native(b), native(out), native(sizes),
                         "offsets" if offs is not None else "counts",
-                        None if bias is None else native(bias), common[2], common[4], common[5],
+                        None if bias is None else native(bias), alpha, activation, slope,
                         _text("config", config), _text("kernel", kernel, "auto"),
                         _text("backend", backend, "auto"), stream, self.workspace_alloc(a))
         return self.finish(out, stream) if not given else out

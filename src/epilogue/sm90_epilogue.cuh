@@ -126,8 +126,8 @@ struct Sm90Epilogue {
     if (route == StoreRoute::tma_general || route == StoreRoute::staged_general) {
       const auto finish = [&](auto element_bytes) {
         finish_tma<decltype(element_bytes)::value, kBuffers, kFp32CInBuffers>(
-            e, target, buffers, acc, tile_row, tile_col, int(tile.batch), barrier, m, n,
-            c_in_buffers, c, &fp8);
+            e, target, buffers, acc, tile_row, tile_col, int(tile.batch), barrier, c_in_buffers, c,
+            &fp8);
       };
       if constexpr (kFp8Out && kBlockN % store_columns(1) == 0) {  // else never this route
         if (fp8_d) {

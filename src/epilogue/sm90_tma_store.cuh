@@ -387,8 +387,9 @@ template <int kElementBytes, int kBuffers, bool kFp32CInBuffers, int kParts, int
 __device__ __forceinline__ void finish_tma(const EpilogueParams& p, const ChunkTarget& target,
                                            unsigned char* buffers, float (&acc)[kParts][N],
                                            int row0, int col0, int batch, WarpgroupBarrier barrier,
-                                           int64_t m, int64_t n, bool c_in_buffers, SourceC& c,
+                                           bool c_in_buffers, SourceC& c,
                                            Fp8Output* fp8 = nullptr) {
+  const int64_t m = target.m, n = target.n;
   const bool c_tma =
       c_in_buffers && (kElementBytes == 2 || (kElementBytes == 4 && kFp32CInBuffers));
   constexpr int kColumns = store_columns(kElementBytes);

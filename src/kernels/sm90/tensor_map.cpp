@@ -47,12 +47,13 @@ StoreRoute store_route(const GemmArgs& args, int block_n) {
   const EpilogueParams& e = args.epilogue;
   const bool plain = scales_only(e);
   const bool sixteen_bit = e.d.dtype == DType::fp16 || e.d.dtype == DType::bf16;
-  const bool described = e.d.stride.col == 1 && tma_check(output_d(args), "d").empty();
+  const bool row_major = e.d.stride.col == 1;
+  const bool described = row_major && tma_check(output_d(args), "d").empty();
   // Every type of D (fp32, fp16, bf16, fp8) has chunks of 128 bytes a row: 128 columns of fp8.
   const bool chunks_fit = !is_fp8(e.d.dtype) || block_n % store_columns(1) == 0;
   if (described && chunks_fit) return plain ? StoreRoute::tma : StoreRoute::tma_general;
   // The staged routes' chunk origins are 32-bit, as TMA's coordinates.
-  if (e.d.stride.col == 1 && chunks_fit && args.m <= INT32_MAX && args.n <= INT32_MAX) {
+  if (row_major && chunks_fit && args.m <= INT32_MAX && args.n <= INT32_MAX) {
     return plain ? StoreRoute::staged : StoreRoute::staged_general;
   }
   return plain && sixteen_bit && aligned_pairs(e.d) ? StoreRoute::scaled : StoreRoute::general;
