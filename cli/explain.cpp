@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdio>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "commands.hpp"
@@ -293,6 +294,7 @@ void explain_command(const ExplainOptions& o) {
     const auto devs = devices();
     wave = devs.empty() ? 132 : devs[0].sm_count;
   }
+  const int64_t grid = wave;  // a persistent grid's programs
   wave = std::min(wave, programs);
   const int elem = dtype_size(dtype);
   const int64_t waves = cdiv(programs, wave);
@@ -329,26 +331,43 @@ void explain_command(const ExplainOptions& o) {
       "  fewest bytes in the first wave: GROUP_SIZE_M=%lld (the one above on a tie); the rules\n"
       "  pick it for the persistent sm90 kernel, whose wave is one program per SM\n",
       (long long)l2_group_size(o.m, o.n, bm, bn, wave, o.group));
-  // A partial last round of a persistent grid (one program per SM): how the sm90 kernel would
-  // share it out (schedule/tail_split.hpp).
+  // A partial last round of a persistent grid (one program per SM), or a single round under it:
+  // how the sm90 kernel would share it out (schedule/tail_split.hpp).
   // The model walks every split of a tile's K steps: taken for K loops a kernel can run (the
   // sm90 kernel counts them in 32 bits).
-  if (const int64_t last = programs % wave;
-      programs > wave && last != 0 && cdiv(o.k, bk) <= INT32_MAX) {
+  if (const int64_t last = programs % grid; last != 0 && cdiv(o.k, bk) <= INT32_MAX) {
     const int64_t k_steps = cdiv(o.k, bk);
-    const TailSplit split = plan_tail_split(programs, wave, k_steps);
-    std::printf("\nlast round: %lld tiles for %lld programs of a persistent grid; ",
-                (long long)last, (long long)wave);
+    const TailSplit split = plan_tail_split(programs, grid, k_steps);
+    if (programs > grid) {
+      std::printf("\nlast round: %lld tiles for %lld programs of a persistent grid; ",
+                  (long long)last, (long long)grid);
+    } else {
+      std::printf("\none round: %lld tiles for a persistent grid of up to %lld programs; ",
+                  (long long)last, (long long)grid);
+    }
     if (!split.on()) {
       std::printf("not split: over %lld K steps its tails would cost what they save\n",
                   (long long)k_steps);
     } else {
+      const int first_head = split.helpers, s = split.tails_per_item;
       std::printf(
           "the sm90 kernel (D = alpha*AB, no cluster or ping-pong) would split each tile:\n"
-          "  heads: K steps 0..%d of %lld on programs %d..%lld, then the tail's sums added\n"
-          "  tails: K steps %d..%lld on programs 0..%d, %d tiles each, sums through a workspace\n",
-          split.head_steps - 1, (long long)k_steps, split.helpers, (long long)wave - 1,
-          split.head_steps, (long long)k_steps - 1, split.helpers - 1, split.tails_per_helper);
+          "  heads: K steps 0..%d of %lld on programs %d..%d, then %s\n",
+          split.head_steps - 1, (long long)k_steps, first_head, first_head + split.tail_items - 1,
+          s == 1 ? "the tail's sums added" : "its tails' sums added in order");
+      if (s == 1) {
+        std::printf(
+            "  tails: K steps %d..%lld on programs 0..%d, %d tiles each, sums through a "
+            "workspace\n",
+            split.head_steps, (long long)k_steps - 1, split.helpers - 1, split.tails_per_helper);
+      } else {
+        std::printf(
+            "  tails: %d per tile, K steps %d..%d, %d..%d, ... (the last %d..%lld) on programs "
+            "0..%d, one each, sums through a workspace\n",
+            s, split.tail_begin(0), split.tail_begin(1) - 1, split.tail_begin(1),
+            split.tail_begin(1) + split.tail_steps - 1, split.tail_begin(s - 1),
+            (long long)k_steps - 1, split.helpers - 1);
+      }
     }
   }
   if (scale_mode != ScaleMode::none) print_tile_scales(o, scale_mode, r0, r1, c0, c1, bk);

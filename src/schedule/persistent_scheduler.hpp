@@ -30,7 +30,8 @@ namespace tilegemm {
 enum class Share : int32_t { whole, head, tail };
 
 // One piece of a program's walk: K steps k_begin .. k_begin + k_steps - 1 of work item `item`.
-// `slot`: the item's place in the last round (head, tail), where its partial sums and flag go.
+// `slot`: where the piece's partial sums and flags are, a tail's own slot, a head's first (its
+// tails are slots slot .. slot + tails_per_item - 1, in the order of their K steps).
 struct Piece {
   int32_t item = -1;
   int32_t k_begin = 0, k_steps = 0;
@@ -46,12 +47,20 @@ struct ProgramWalk {
   int32_t programs = 1;
   int32_t k_steps = 0;
 
+  // The tail a helper p runs for `item`: with one tail per item, the item's; with several, the
+  // helper's one (c = 1).
+  TILEGEMM_HOST_DEVICE constexpr int32_t tail_of(int32_t p, int32_t item) const {
+    return split.tails_per_item == 1 ? item - split.whole_items : p;
+  }
   // Program p's item in the last round: with a split, its head's or its first tail's (none, -1,
-  // for a helper left without one); without it, none (the whole items include that round).
+  // for a program left without one); without it, none (the whole items include that round).
   TILEGEMM_HOST_DEVICE constexpr int32_t last_round(int32_t p) const {
     if (!split.on()) return -1;
-    const int32_t slot = p >= split.helpers ? p - split.helpers : p * split.tails_per_helper;
-    return slot < split.tail_items ? split.whole_items + slot : -1;
+    if (p >= split.helpers) {
+      return p - split.helpers < split.tail_items ? split.whole_items + p - split.helpers : -1;
+    }
+    const int32_t tail = p * split.tails_per_helper;
+    return tail < split.tails() ? split.whole_items + tail / split.tails_per_item : -1;
   }
   TILEGEMM_HOST_DEVICE constexpr int32_t first(int32_t p) const {
     return p < split.whole_items ? p : last_round(p);
@@ -61,21 +70,26 @@ struct ProgramWalk {
     if (item < split.whole_items) {
       return item + programs < split.whole_items ? item + programs : last_round(p);
     }
-    if (p >= split.helpers) return -1;                  // a head is the program's last piece
-    const int32_t slot = item - split.whole_items + 1;  // a helper's next tail
-    const bool mine = slot < (p + 1) * split.tails_per_helper && slot < split.tail_items;
+    if (p >= split.helpers) return -1;  // a head is the program's last piece
+    // A helper's next tail (one tail per item here, when c > 1).
+    const int32_t tail = tail_of(p, item) + 1;
+    const bool mine = tail < (p + 1) * split.tails_per_helper && tail < split.tails();
     return mine ? item + 1 : -1;
   }
   // piece(p, item).k_steps alone.
   TILEGEMM_HOST_DEVICE constexpr int32_t steps_of(int32_t p, int32_t item) const {
     if (item < split.whole_items) return k_steps;
-    return p >= split.helpers ? split.head_steps : k_steps - split.head_steps;
+    if (p >= split.helpers) return split.head_steps;
+    return split.tail_steps_of(tail_of(p, item) % split.tails_per_item, k_steps);
   }
   TILEGEMM_HOST_DEVICE constexpr Piece piece(int32_t p, int32_t item) const {
     if (item < split.whole_items) return {item, 0, k_steps, Share::whole, 0};
-    const int32_t slot = item - split.whole_items;
-    if (p >= split.helpers) return {item, 0, split.head_steps, Share::head, slot};
-    return {item, split.head_steps, k_steps - split.head_steps, Share::tail, slot};
+    if (p >= split.helpers) {
+      const int32_t first_tail = (item - split.whole_items) * split.tails_per_item;
+      return {item, 0, split.head_steps, Share::head, first_tail};
+    }
+    const int32_t tail = tail_of(p, item), r = tail % split.tails_per_item;
+    return {item, split.tail_begin(r), split.tail_steps_of(r, k_steps), Share::tail, tail};
   }
 };
 

@@ -9,19 +9,26 @@
 // program its own K offset, lost the L2 reuse of the grouped order):
 //
 //   whole items   items 0 .. G * (rounds - 1) - 1 as before: program p takes p, p + G, ...
-//   heads         the last round's item j (j < T) goes to program H + j, where H = G - T: its K
-//                 steps 0 .. head_steps - 1, at the same K offsets as the other heads, so the T
-//                 of them share A and B in L2 as a round of whole tiles does. The head then adds
-//                 the tail's partial sums and writes D.
-//   tails         the K steps head_steps .. k_steps - 1 of each of those items, shared among the
-//                 H helpers, programs 0 .. H - 1: helper h takes items h * c .. h * c + c - 1 (c =
-//                 cdiv(T, H)), one after another. Each tail's fp32 partial sums go to the
-//                 item's slot j of a workspace, then its flag is raised.
+//   heads         the last round's item j (j < T) goes to program H + j: its K steps
+//                 0 .. head_steps - 1, at the same K offsets as the other heads, so the T of them
+//                 share A and B in L2 as a round of whole tiles does. The head then adds its
+//                 tails' partial sums, in the order of their K steps, and writes D.
+//   tails         the K steps head_steps .. k_steps - 1 of each of those items, as s tails of
+//                 tail_steps steps (the last one the rest): tail r of item j is tail u = j * s + r,
+//                 its sums go to slot u of a workspace, then its flag is raised. The H helpers,
+//                 programs 0 .. H - 1, share them out: helper h takes tails h * c .. h * c + c - 1
+//                 one after another, where either s = 1 and c = cdiv(T, H) (H = G - T), or c = 1
+//                 and H = T * s (split-K: s > 1 only where T * (s + 1) <= G).
 //
-// A head waits for its tail's flag; a tail waits for nothing, so helpers are the first programs
-// (launched first, none of them waits on a program not yet running).
-// plan_tail_split chooses head_steps from a model counted in K steps of the tile: a head costs its
-// steps plus kHeadFixupSteps, a helper c tails of (k_steps - head_steps) steps plus
+// Where the items do not fill one round (T = items < G, no whole items), the split is split-K
+// alone: the grid is the H + T programs of the last round (split_programs), so a decode problem's
+// 32 tiles take 128 SMs, each streaming a quarter of the K steps, instead of 32.
+//
+// A head waits for its tails' flags; a tail waits for nothing, so helpers are the first programs
+// (launched first, none of them waits on a program not yet running). The head adds the tails in a
+// fixed order, so D is the same bit for bit from one run to the next.
+// plan_tail_split chooses s and head_steps from a model counted in K steps of the tile: a head
+// costs its steps plus kHeadFixupSteps per tail it adds, a helper c tails of their steps plus
 // kTailStoreSteps each; the split is taken when the busiest program of the round gains at least
 // kTailSplitMinGain steps over a whole tile. Both hand-over costs scale with the tile's area, as
 // a K step's work does, so one count serves every tile shape.
@@ -36,23 +43,42 @@ namespace tilegemm {
 // The host's plan, passed to the kernel: no division is left for a program's start.
 struct TailSplit {
   int32_t whole_items = 0;       // items taken whole (all of them without a split)
-  int32_t tail_items = 0;        // T: the last round's items, each a head and a tail
-  int32_t helpers = 0;           // H = G - T: programs 0 .. H - 1 take the tails
-  int32_t tails_per_helper = 0;  // c = cdiv(T, H)
+  int32_t tail_items = 0;        // T: the last round's items, each a head and s tails
+  int32_t helpers = 0;           // H: programs 0 .. H - 1 take the tails
+  int32_t tails_per_helper = 0;  // c: cdiv(T, H) with one tail per item, else 1
   int32_t head_steps = 0;        // K steps of a head; 0: no split
+  int32_t tails_per_item = 1;    // s
+  int32_t tail_steps = 0;        // K steps of each tail of an item but its last, which has the rest
 
   TILEGEMM_HOST_DEVICE constexpr bool on() const { return head_steps > 0; }
+  // Tails, and the workspace's slots: T * s.
+  TILEGEMM_HOST_DEVICE constexpr int32_t tails() const { return tail_items * tails_per_item; }
+  // Tail r's first K step, and its steps, of an item of k_steps.
+  TILEGEMM_HOST_DEVICE constexpr int32_t tail_begin(int32_t r) const {
+    return head_steps + r * tail_steps;
+  }
+  TILEGEMM_HOST_DEVICE constexpr int32_t tail_steps_of(int32_t r, int32_t k_steps) const {
+    return r + 1 < tails_per_item ? tail_steps : k_steps - tail_begin(r);
+  }
 };
 
-// The model's costs, in K steps of the tile (see above), from the H100. A tail costs 6 steps
-// beyond its own: its wgmma drain, the stores of BM x BN fp32 sums (128 KB for 128x256) and the
-// flag's release, which waits for them. With 1, the first guess, helpers with eight tails each
-// lost 2.3 % at 4096 x 4096 x 11008 and 9 % at 4096^3, where a sweep of head_steps put the best
-// split exactly where a cost of 6 puts it (158 of 172 steps, +0.8 %; at 4096 x 11008 x 4096, one
-// tail per helper, 34 of 64, +3 %).
-constexpr int kHeadFixupSteps = 2;  // a head waits for the flag and adds the sums
+// The model's costs, in K steps of the tile (see above), from the H100. A head adds each tail's
+// sums in 2 steps. A tail costs 6 steps beyond its own: its wgmma drain, the stores of BM x BN
+// fp32 sums (128 KB for 128x256) and the flag's release, which waits for them. With 1, the first
+// guess, helpers with eight tails each lost 2.3 % at 4096 x 4096 x 11008 and 9 % at 4096^3, where a
+// sweep of head_steps put the best split exactly where a cost of 6 puts it (158 of 172 steps, +0.8
+// %; at 4096 x 11008 x 4096, one tail per helper, 34 of 64, +3 %).
+constexpr int kHeadFixupSteps = 2;  // a head waits for a tail's flag and adds its sums
 constexpr int kTailStoreSteps = 6;  // a tail stores them
 constexpr int kTailSplitMinGain = 2;
+
+// The model's steps of the busiest program of a split's last round (head_steps > 0): a head's with
+// its adds, or a helper's tails with their stores.
+TILEGEMM_HOST_DEVICE constexpr int64_t split_round_steps(const TailSplit& split) {
+  const int64_t head = split.head_steps + int64_t(split.tails_per_item) * kHeadFixupSteps;
+  const int64_t helper = int64_t(split.tails_per_helper) * (split.tail_steps + kTailStoreSteps);
+  return head > helper ? head : helper;
+}
 
 // No split: all `items` whole.
 TILEGEMM_HOST_DEVICE constexpr TailSplit no_tail_split(int64_t items) {
@@ -62,26 +88,44 @@ TILEGEMM_HOST_DEVICE constexpr TailSplit no_tail_split(int64_t items) {
 }
 
 // The split for `items` work items of `k_steps` K steps each on a persistent grid of `programs`,
-// or none (head_steps 0, every item whole): only where there are whole rounds before the last
-// one, so that every program has a first whole item whose K loop starts the grid as before.
+// or none (head_steps 0, every item whole). With whole rounds before the last, one tail per item
+// (c >= 1) or, where the last round leaves room, s > 1 tails of one helper each; under one round,
+// split-K alone (s >= 1, c = 1), on split_programs of the grid. The model's busiest program, in K
+// steps: max(head + s * kHeadFixupSteps, c * (its tails' longest + kTailStoreSteps)).
 constexpr TailSplit plan_tail_split(int64_t items, int64_t programs, int64_t k_steps) {
   const TailSplit none = no_tail_split(items);
   const int64_t tail = programs > 0 ? items % programs : 0;
-  if (programs < 2 || items <= programs || tail == 0 || k_steps < 2) return none;
-  const int64_t helpers = programs - tail, per_helper = cdiv(tail, helpers);
-  int64_t best_head = 0, best_cost = k_steps;  // the busiest program's steps in the round
-  for (int64_t head = 1; head < k_steps; ++head) {
-    const int64_t head_cost = head + kHeadFixupSteps;
-    const int64_t helper_cost = per_helper * (k_steps - head + kTailStoreSteps);
-    const int64_t cost = head_cost > helper_cost ? head_cost : helper_cost;
-    if (cost < best_cost) best_cost = cost, best_head = head;
+  if (programs < 2 || items < 1 || tail == 0 || k_steps < 2) return none;
+  TailSplit best = none;
+  int64_t best_cost = k_steps;  // the busiest program's steps in the round
+  for (int64_t s = 1; tail * (s + 1) <= programs || (s == 1 && items > programs); ++s) {
+    const bool split_k = s > 1 || items < programs;
+    const int64_t helpers = split_k ? tail * s : programs - tail;
+    const int64_t per_helper = split_k ? 1 : cdiv(tail, helpers);
+    for (int64_t head = 1; head + s <= k_steps; ++head) {
+      const int64_t steps = cdiv(k_steps - head, s);  // every tail but the last; none empty
+      if ((s - 1) * steps >= k_steps - head) continue;
+      const TailSplit split{.whole_items = int32_t(items - tail),
+                            .tail_items = int32_t(tail),
+                            .helpers = int32_t(helpers),
+                            .tails_per_helper = int32_t(per_helper),
+                            .head_steps = int32_t(head),
+                            .tails_per_item = int32_t(s),
+                            .tail_steps = int32_t(steps)};
+      if (const int64_t cost = split_round_steps(split); cost < best_cost) {
+        best_cost = cost;
+        best = split;
+      }
+    }
   }
-  if (k_steps - best_cost < kTailSplitMinGain) return none;
-  return {.whole_items = int32_t(items - tail),
-          .tail_items = int32_t(tail),
-          .helpers = int32_t(helpers),
-          .tails_per_helper = int32_t(per_helper),
-          .head_steps = int32_t(best_head)};
+  return k_steps - best_cost < kTailSplitMinGain ? none : best;
+}
+
+// The programs a launch of `items` items under `split` needs on a grid of at most `programs`: the
+// heads and helpers of a split under one round, else every program (none more than the items).
+constexpr int64_t split_programs(const TailSplit& split, int64_t items, int64_t programs) {
+  if (split.on() && split.whole_items == 0) return int64_t(split.helpers) + split.tail_items;
+  return items < programs ? items : programs;
 }
 
 }  // namespace tilegemm

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "gemm_check.hpp"
 #include "problem/dtype.hpp"
@@ -398,6 +400,25 @@ TEST_F(GpuKernels, PersistentProgramsWithSeveralTilesEach) {
   }
 }
 
+// The cases of a split (D = alpha * AB, the routes through the store buffers) from `plain`: D in
+// its default type and in fp32, into rows TMA cannot describe (staged), and with column-major A
+// and B (not for tf32: K-major operands only).
+std::vector<WorkloadSpec> split_cases(const WorkloadSpec& plain) {
+  std::vector<WorkloadSpec> cases{plain};
+  if (plain.output_dtype != DType::fp32) {
+    cases.push_back(plain);
+    cases.back().output_dtype = DType::fp32;
+  }
+  cases.push_back(plain);
+  cases.back().ldc = plain.n + 1;
+  if (plain.input_dtype != DType::tf32) {
+    cases.push_back(plain);
+    cases.back().layout_a = Layout::col_major;
+    cases.back().layout_b = Layout::col_major;
+  }
+  return cases;
+}
+
 // The last round's split (schedule/tail_split.hpp): where the tiles leave the last round of
 // programs partly idle, each of that round's tiles is computed in two pieces, a head on one
 // program and a tail on a helper, which hands its fp32 partial sums over through a workspace.
@@ -431,25 +452,68 @@ TEST_F(GpuKernels, LastRoundSplitIntoHeadsAndTails) {
     ASSERT_GT(steps, 0) << to_string(c) << ": no batch up to 63 splits with two tails per helper";
     const int64_t k = steps * c.block_k - 24;
     for (DType dtype : kc.dtypes) {
-      std::vector<WorkloadSpec> cases;
       WorkloadSpec plain = spec_of(kM, kN, k, dtype);
       plain.alpha = 1.5f;
       plain.batch_count = batch;
-      cases.push_back(plain);
-      if (plain.output_dtype != DType::fp32) {
-        cases.push_back(plain);
-        cases.back().output_dtype = DType::fp32;
-      }
-      cases.push_back(plain);
-      cases.back().ldc = kN + 1;
-      if (dtype != DType::tf32) {  // tf32: K-major operands only
-        cases.push_back(plain);
-        cases.back().layout_a = Layout::col_major;
-        cases.back().layout_b = Layout::col_major;
-      }
-      for (WorkloadSpec& s : cases) {
+      for (WorkloadSpec& s : split_cases(plain)) {
         s.seed = seed++;
         testing::expect_matches_reference(suited(s, kc), kc.options);  // no refusal here
+      }
+    }
+  }
+}
+
+// Runs `spec` with `options` from a NaN-poisoned D, checks it against the float64 reference, and
+// returns D's bytes (one row-major D, of leading dimension ldc or N).
+std::vector<uint8_t> run_and_keep_d(const WorkloadSpec& spec, const GemmOptions& options) {
+  std::unique_ptr<harness::Workload> w;
+  EXPECT_TRUE(harness::Workload::create(spec, true, &w).ok());
+  if (w == nullptr) return {};
+  const GemmProblem p = w->problem();
+  const Status s = gemm(p, options);
+  EXPECT_TRUE(s.ok()) << s.message << " | " << testing::describe(spec);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_TRUE(w->fetch_output().ok());
+  EXPECT_LE(w->check(1e12), harness::tolerance_for(spec.input_dtype, spec.output_dtype))
+      << testing::describe(spec) << " config=" << to_string(*options.config);
+  const int64_t ld = spec.ldc != 0 ? spec.ldc : spec.n;
+  std::vector<uint8_t> d(size_t((spec.m - 1) * ld + spec.n) *
+                         size_t(dtype_size(spec.output_dtype)));
+  EXPECT_EQ(cudaMemcpy(d.data(), p.d.data, d.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  return d;
+}
+
+// Split-K under one round (schedule/tail_split.hpp): where the tiles fill less than a third of
+// the SMs, each is computed by a head and two or more tails on the idle programs, and the head
+// adds their sums in a fixed order. For every sm90 config that splits, 3 tiles with partial edges
+// (M = BM - 24, N = 3 BN - 8) over 40 K steps, the last one partial; D = alpha * AB in the
+// default output type and fp32, into rows TMA cannot describe (staged), with column-major
+// operands: each against the float64 reference, and run twice from fresh memory, the same bit
+// for bit (the seed, and so the inputs, the same).
+TEST_F(GpuKernels, SplitKUnderOneRoundMatchesTheReferenceBitForBitInEveryRun) {
+  if (!hopper()) GTEST_SKIP() << "sm90 runs only on compute capability 9.0";
+  const int sms = devices().front().sm_count;
+  uint64_t seed = 1300;
+  for (const KernelCase& kc : every_kernel_config()) {
+    const KernelConfig& c = *kc.options.config;
+    if (kc.options.kernel != "sm90" || c.cluster_m * c.cluster_n > 1 ||
+        c.schedule == KernelSchedule::ping_pong) {
+      continue;
+    }
+    const int64_t m = c.block_m - 24, n = 3 * c.block_n - 8, k = 40 * c.block_k - 24;
+    const TailSplit plan = plan_tail_split(3, sms, 40);
+    ASSERT_EQ(plan.whole_items, 0);
+    ASSERT_GE(plan.tails_per_item, 2) << "the test needs several tails per tile";
+    for (DType dtype : kc.dtypes) {
+      WorkloadSpec plain = spec_of(m, n, k, dtype);
+      plain.alpha = 1.5f;
+      for (WorkloadSpec& s : split_cases(plain)) {
+        s.seed = seed++;
+        const WorkloadSpec run = suited(s, kc);
+        const std::vector<uint8_t> first = run_and_keep_d(run, kc.options);
+        const std::vector<uint8_t> second = run_and_keep_d(run, kc.options);
+        EXPECT_TRUE(first == second) << "split-K not deterministic: " << testing::describe(run)
+                                     << " config=" << to_string(c);
       }
     }
   }

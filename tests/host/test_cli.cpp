@@ -96,6 +96,17 @@ TEST(CliExplain, SaysHowThePersistentKernelSplitsAPartialLastRound) {
   EXPECT_NE(r.output.find("not split: over 64 K steps"), std::string::npos) << r.output;
   r = run_cli("explain 4224 4096 4096 --block 128x256x64 --group 16 --wave 132");
   EXPECT_EQ(r.output.find("last round"), std::string::npos) << r.output;
+  // Under one round: 32 tiles of 64x128 over 64 K steps, each a head and three tails.
+  r = run_cli("explain 16 4096 4096 --block 64x128x64 --wave 132");
+  EXPECT_NE(r.output.find("one round: 32 tiles for a persistent grid of up to 132 programs"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("heads: K steps 0..15 of 64 on programs 96..127"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("tails: 3 per tile, K steps 16..31, 32..47, ... (the last 48..63) on "
+                          "programs 0..95, one each"),
+            std::string::npos)
+      << r.output;
 }
 
 TEST(CliExplain, RowOrderIsAvailable) {

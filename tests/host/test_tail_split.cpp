@@ -1,5 +1,6 @@
 // The last round's split (schedule/tail_split.hpp): every K step of every item exactly once, heads
-// and tails paired through their slots, helpers that never wait, and the model's choices.
+// and tails paired through their slots, helpers that never wait, split-K under one round, and the
+// model's choices.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -34,6 +35,7 @@ void expect_every_step_once(const TailSplit& split, int32_t items, int32_t progr
   const auto pieces = walk_all(split, programs, k_steps);
   std::vector<std::vector<int>> covered(items, std::vector<int>(k_steps, 0));
   std::map<int32_t, std::pair<int, int>> heads, tails;  // slot -> (program, item)
+  const int32_t s = split.tails_per_item;
   for (int32_t p = 0; p < programs; ++p) {
     int32_t whole_seen = 0;
     for (const Piece& piece : pieces[p]) {
@@ -61,12 +63,15 @@ void expect_every_step_once(const TailSplit& split, int32_t items, int32_t progr
           break;
         case Share::tail:
           EXPECT_LT(p, split.helpers) << "only helpers take tails";
-          EXPECT_EQ(piece.k_begin, split.head_steps);
+          EXPECT_EQ(piece.k_begin, split.tail_begin(piece.slot % s)) << "tail r's K steps";
           EXPECT_TRUE(tails.emplace(piece.slot, std::make_pair(p, piece.item)).second);
           break;
       }
-      EXPECT_EQ(piece.item - piece.slot == split.whole_items, piece.share != Share::whole)
-          << "slot j is the last round's item j";
+      if (piece.share != Share::whole) {
+        EXPECT_EQ(piece.item - split.whole_items, piece.slot / s)
+            << "slots j * s .. j * s + s - 1 are the last round's item j's";
+      }
+      if (piece.share == Share::head) EXPECT_EQ(piece.slot % s, 0) << "a head's first slot";
     }
     if (split.on()) {
       EXPECT_EQ(whole_seen, split.whole_items / programs) << "every program: the whole rounds";
@@ -77,25 +82,65 @@ void expect_every_step_once(const TailSplit& split, int32_t items, int32_t progr
     for (int32_t k = 0; k < k_steps; ++k)
       ASSERT_EQ(covered[i][k], 1) << "item " << i << " step " << k;
   EXPECT_EQ(int32_t(heads.size()), split.tail_items);
-  EXPECT_EQ(int32_t(tails.size()), split.tail_items);
-  for (const auto& [slot, head] : heads) {
-    ASSERT_TRUE(tails.count(slot)) << "slot " << slot;
-    EXPECT_EQ(tails[slot].second, head.second) << "a slot's head and tail are of one item";
-  }
+  EXPECT_EQ(int32_t(tails.size()), split.tails());
+  for (const auto& [slot, head] : heads)
+    for (int32_t r = 0; r < s; ++r) {
+      ASSERT_TRUE(tails.count(slot + r)) << "slot " << slot + r;
+      EXPECT_EQ(tails[slot + r].second, head.second) << "a head's tails are of its item";
+    }
 }
 
 TEST(TailSplit, EveryKStepOfEveryItemOnceOnEveryGrid) {
   std::mt19937 rng(11);
-  int splits = 0;
+  int splits = 0, split_k = 0, under_one_round = 0;
   for (int trial = 0; trial < 400; ++trial) {
     const int32_t programs = 1 + int32_t(rng() % 140);
     const int32_t items = 1 + int32_t(rng() % (5 * programs));
     const int32_t k_steps = 1 + int32_t(rng() % 200);
     const TailSplit split = plan_tail_split(items, programs, k_steps);
     splits += split.on();
-    expect_every_step_once(split, items, programs, k_steps);
+    split_k += split.tails_per_item > 1;
+    under_one_round += split.on() && split.whole_items == 0;
+    const auto grid = int32_t(split_programs(split, items, programs));
+    ASSERT_LE(grid, programs);
+    expect_every_step_once(split, items, grid, k_steps);
   }
   EXPECT_GT(splits, 100) << "the trials exercise the split";
+  EXPECT_GT(split_k, 30) << "and several tails per item";
+  EXPECT_GT(under_one_round, 30) << "and split-K under one round";
+}
+
+TEST(TailSplit, UnderOneRoundEachItemIsSplitAcrossTheIdlePrograms) {
+  // 16 x 4096 x 4096 on 64x128 tiles: 32 items of 64 K steps, 132 SMs. Three tails per item (96
+  // helpers, 128 programs): heads 16 + 3 x 2 steps, tails 16 + 6.
+  const TailSplit decode = plan_tail_split(32, 132, 64);
+  EXPECT_EQ(decode.whole_items, 0);
+  EXPECT_EQ(decode.tail_items, 32);
+  EXPECT_EQ(decode.tails_per_item, 3);
+  EXPECT_EQ(decode.helpers, 96);
+  EXPECT_EQ(decode.tails_per_helper, 1);
+  EXPECT_EQ(decode.head_steps, 16);
+  EXPECT_EQ(decode.tail_steps, 16);
+  EXPECT_EQ(split_programs(decode, 32, 132), 128);
+  // On 64x64 tiles (BLOCK_SIZE_K 128): 64 items of 32 steps, one tail each: heads 18 + 2, tails
+  // 14 + 6.
+  const TailSplit narrow = plan_tail_split(64, 132, 32);
+  EXPECT_EQ(narrow.tails_per_item, 1);
+  EXPECT_EQ(narrow.head_steps, 18);
+  EXPECT_EQ(split_programs(narrow, 64, 132), 128);
+  // A tail's steps: the last one takes the rest. 10 items of 100 steps on 132 programs.
+  const TailSplit deep = plan_tail_split(10, 132, 100);
+  ASSERT_GT(deep.tails_per_item, 1);
+  int32_t steps = deep.head_steps;
+  for (int32_t r = 0; r < deep.tails_per_item; ++r) {
+    EXPECT_EQ(deep.tail_begin(r), steps);
+    EXPECT_GE(deep.tail_steps_of(r, 100), 1);
+    steps += deep.tail_steps_of(r, 100);
+  }
+  EXPECT_EQ(steps, 100);
+  // Without a split the grid is the items', as before.
+  EXPECT_EQ(split_programs(plan_tail_split(100, 132, 64), 100, 132), 100);
+  EXPECT_EQ(split_programs(plan_tail_split(32, 132, 3), 32, 132), 32) << "too short to split";
 }
 
 TEST(TailSplit, WithoutASplitTheWalkIsThePersistentOne) {
@@ -142,16 +187,18 @@ TEST(TailSplit, ASplitShortensTheLastRoundByTheMinimumGain) {
   // Where the model splits, both kinds of program finish the round at least kTailSplitMinGain
   // steps before a whole tile would; one step more for the heads would cost the helpers that.
   for (int32_t programs : {16, 66, 132})
-    for (int32_t items = programs + 1; items < 4 * programs; items += 7)
+    for (int32_t items = 1; items < 4 * programs; items += 7)
       for (int32_t k_steps : {2, 3, 8, 16, 33, 64, 172}) {
         const TailSplit s = plan_tail_split(items, programs, k_steps);
         if (!s.on()) continue;
-        const int32_t heads = s.head_steps + kHeadFixupSteps;
-        const int32_t helpers = s.tails_per_helper * (k_steps - s.head_steps + kTailStoreSteps);
+        const int32_t heads = s.head_steps + s.tails_per_item * kHeadFixupSteps;
+        const int32_t helpers = s.tails_per_helper * (s.tail_steps + kTailStoreSteps);
         EXPECT_LE(heads, k_steps - kTailSplitMinGain) << items << " items, " << k_steps;
         EXPECT_LE(helpers, k_steps - kTailSplitMinGain) << items << " items, " << k_steps;
-        EXPECT_GE(s.helpers * s.tails_per_helper, s.tail_items);
-        EXPECT_LT(s.helpers * (s.tails_per_helper - 1), s.tail_items) << "c = cdiv(T, H)";
+        EXPECT_GE(s.helpers * s.tails_per_helper, s.tails());
+        EXPECT_LT(s.helpers * (s.tails_per_helper - 1), s.tails()) << "c = cdiv(T * s, H)";
+        EXPECT_LE(s.helpers + s.tail_items, programs) << "heads and helpers fit the grid";
+        EXPECT_TRUE(s.tails_per_item == 1 || s.tails_per_helper == 1) << "s > 1: one tail each";
       }
 }
 

@@ -89,8 +89,9 @@ Status max_active_clusters(Kernel* kernel, int device, int cluster_size, int sha
   return Status::success();
 }
 
-// The tail split of one launch of kShape for E over `items` work items on `programs` programs:
-// the split's hand-over goes through the plain kernel (kTailSplits), of the tma or staged route.
+// The tail split of one launch of kShape for E over `items` work items on a grid of at most
+// `programs` programs: the split's hand-over goes through the plain kernel (kTailSplits), of the
+// tma or staged route.
 template <class E, Sm90Shape kShape>
 TailSplit tail_split_of(const GemmArgs& args, int64_t items, int64_t programs) {
   const StoreRoute route = store_route(args, kShape.block_n);
@@ -99,12 +100,12 @@ TailSplit tail_split_of(const GemmArgs& args, int64_t items, int64_t programs) {
              : no_tail_split(items);
 }
 
-// The workspace of a tail split (TailSplitWork): `plan.tail_items` slots of the tile's fp32 sums,
-// and a flag per consumer each.
+// The workspace of a tail split (TailSplitWork): a slot of the tile's fp32 sums per tail, and a
+// flag per consumer each.
 template <Sm90Shape kShape>
 size_t tail_split_bytes(const TailSplit& plan) {
   if (!plan.on()) return 0;
-  const auto slots = size_t(plan.tail_items);
+  const auto slots = size_t(plan.tails());
   return slots * size_t(kShape.block_m * kShape.block_n) * sizeof(float) +
          slots * size_t(kShape.consumers()) * sizeof(unsigned long long);
 }
@@ -120,14 +121,15 @@ template <class E, Sm90Shape kShape>
 size_t launch_workspace_bytes(const GemmArgs& args, int sms) {
   const int64_t items = cluster_items(args.m, args.n, kShape.block_m, kShape.block_n,
                                       args.batch_count, kShape.cluster_m, kShape.cluster_n);
-  return tail_split_bytes<kShape>(tail_split_of<E, kShape>(args, items, items < sms ? items : sms));
+  return tail_split_bytes<kShape>(tail_split_of<E, kShape>(args, items, sms));
 }
 
 // Launches shape kShape for element kind E; the caller matched the config and checked the
 // problem (can_implement). The operands' majors pick one of four instantiations, and the store
 // route the plain or the whole-epilogue form of that one (sm90_gemm's PLAIN). Persistent: as many
 // programs as SMs (clusters: as many as fit), none with nothing to do, and the last round split
-// where the model gains (kTailSplits, schedule/tail_split.hpp).
+// where the model gains (kTailSplits, schedule/tail_split.hpp); under one round, the split's heads
+// and helpers alone.
 template <class E, Sm90Shape kShape>
 Status launch_shape(const GemmArgs& args, gpu::Workspace& workspace) {
   const auto stream = static_cast<cudaStream_t>(workspace.stream());
@@ -168,13 +170,13 @@ Status launch_shape(const GemmArgs& args, gpu::Workspace& workspace) {
       status = max_active_clusters(kernel, device, kCluster, kSmem, kShape.threads(), &slots);
       if (!status.ok()) return;
     }
-    const int64_t clusters = items < slots ? items : slots;
-    launch.split.plan = tail_split_of<E, kShape>(args, items, clusters);
+    launch.split.plan = tail_split_of<E, kShape>(args, items, slots);
     if (launch.split.plan.on()) {
       status = take_tail_split_memory(workspace, tail_split_bytes<kShape>(launch.split.plan),
                                       kShape.block_m * kShape.block_n, &launch.split);
       if (!status.ok()) return;
     }
+    const int64_t clusters = split_programs(launch.split.plan, items, slots);
     cudaLaunchAttribute cluster;
     const cudaLaunchConfig_t config = launch_config(int(clusters * kCluster), kCluster,
                                                     kShape.threads(), kSmem, stream, &cluster);

@@ -174,7 +174,7 @@ Status take_tail_split_memory(gpu::Workspace& workspace, size_t bytes, int tile_
   }
   work->partials = static_cast<float4*>(memory);
   work->flags = reinterpret_cast<unsigned long long*>(static_cast<char*>(memory) +
-                                                      size_t(work->plan.tail_items) *
+                                                      size_t(work->plan.tails()) *
                                                           size_t(tile_values) * sizeof(float));
   work->key = next_flag_key();
   return Status::success();
@@ -202,6 +202,7 @@ Kernel sm90_kernel() {
       sm90::launch, /*takes_groups=*/true);
   kernel.tensor_cores = true;
   kernel.persistent = true;
+  kernel.tail_splits = true;
   kernel.workspace_bytes = sm90::workspace_bytes;
   kernel.type_defaults[DType::tf32] = configs_of<sm90::CompiledShapes<Tf32>>().front();
   // fp8's default is the first tile the promoting kernels take: it serves both.

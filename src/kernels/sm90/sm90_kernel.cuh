@@ -100,7 +100,12 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
       smem_raw + (kAtomBytes - shared_address(smem_raw) % kAtomBytes) % kAtomBytes);
   const Pipeline<kShape.num_stages, kShape.cluster_size()> pipeline{smem.full, smem.empty};
   const int k_steps = int(cdiv(args.k, Mainloop::BK));
-  const int early_steps = kClusters ? 0 : min(k_steps, kEarlySteps);
+  // Of the program's first piece (a split's head or tail may have fewer steps than a whole item).
+  const auto early_steps = [&] {
+    const PersistentScheduler s = scheduler<kShape, PLAIN>(args, launch.split, k_steps);
+    return kClusters ? 0
+                     : min(s.k_steps(program<kShape>(), s.first(program<kShape>())), kEarlySteps);
+  };
 
   if (threadIdx.x == 0) {
     // The descriptors' fetch overlaps the set-up below instead of the first loads and stores.
@@ -112,11 +117,12 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
     pipeline.init(kShape.stage_readers() * 4 * cluster_readers(kShape.cluster_m, kShape.cluster_n));
     // The initialised barriers, visible to the TMA unit (the async proxy) and the cluster.
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
-    if (early_steps > 0) {  // every program has a first item: the grid is no larger than that
+    if (const int early = early_steps(); early > 0) {
+      // Every program has a first piece: the grid is no larger than that (split_programs).
       const PersistentScheduler s = scheduler<kShape, PLAIN>(args, launch.split, k_steps);
       const Piece first = s.piece(program<kShape>(), s.first(program<kShape>()));
       const BatchedTile work = s.tile(first.item, 0);
-      for (int i = 0; i < early_steps; ++i) {
+      for (int i = 0; i < early; ++i) {
         Mainloop::load_step(maps.a, maps.b, smem, args, work, first.k_begin + i, i,
                             pipeline.expect(i, Mainloop::kStageBytes));
       }
@@ -132,9 +138,10 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
     // ---- producer: every K step of every piece of the walk, in order, into the ring ----
     if constexpr (kShape.consumers() > 1) registers_decrease<kProducerRegisters>();
     if (threadIdx.x == 0) {
-      auto ring = PipelineState<kShape.num_stages>::after(early_steps);
+      const int early = early_steps();
+      auto ring = PipelineState<kShape.num_stages>::after(early);
       const PersistentScheduler s = scheduler<kShape, PLAIN>(args, launch.split, k_steps);
-      int issued = early_steps;  // of the first piece
+      int issued = early;  // of the first piece
       for (int item = s.first(program<kShape>()); item >= 0;
            item = s.next(program<kShape>(), item)) {
         const Piece piece = s.piece(program<kShape>(), item);

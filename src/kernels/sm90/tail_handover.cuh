@@ -1,6 +1,7 @@
-// The tail split's hand-over between two programs of one launch (schedule/tail_split.hpp): a
-// tail's consumer stores its fp32 partial sums into the item's workspace slot and raises its
-// flag; the head's consumer takes the flag and adds the sums to its own before the epilogue.
+// The tail split's hand-over between programs of one launch (schedule/tail_split.hpp): a tail's
+// consumer stores its fp32 partial sums into its workspace slot and raises its flag; the head's
+// consumer takes each of its tails' flags and adds their sums to its own, in the order of the
+// tails' K steps, before the epilogue.
 // Through L2 (.cg): the sums were written during this launch. The order is the flag's: the tail's
 // warpgroup meets at its barrier before one thread raises the flag with a release; the head's
 // thread takes it with an acquire before its warpgroup's barrier (ptx/sm90.cuh: raise_flag).
@@ -27,12 +28,12 @@ struct TailHandover {
   __device__ __forceinline__ static int vector_at(int i, int v) {
     return (i * kVectors + v) * kMathThreads + int(threadIdx.x) - 128;
   }
-  __device__ __forceinline__ static float4* sums(const TailSplitWork& split, const Piece& piece) {
-    return split.partials + int64_t(piece.slot) * (kShape.block_m * BN / 4);
+  __device__ __forceinline__ static float4* sums(const TailSplitWork& split, int slot) {
+    return split.partials + int64_t(slot) * (kShape.block_m * BN / 4);
   }
-  __device__ __forceinline__ static unsigned long long* flag(const TailSplitWork& split,
-                                                             const Piece& piece, int consumer) {
-    return split.flags + piece.slot * kShape.consumers() + consumer;
+  __device__ __forceinline__ static unsigned long long* flag(const TailSplitWork& split, int slot,
+                                                             int consumer) {
+    return split.flags + slot * kShape.consumers() + consumer;
   }
 
   // A tail: the sums out, then the flag.
@@ -42,26 +43,29 @@ struct TailHandover {
     for (int i = 0; i < kMmaM; ++i)
 #pragma unroll
       for (int v = 0; v < kVectors; ++v) {
-        __stcg(sums(split, piece) + vector_at(i, v),
+        __stcg(sums(split, piece.slot) + vector_at(i, v),
                make_float4(acc[i][4 * v], acc[i][4 * v + 1], acc[i][4 * v + 2], acc[i][4 * v + 3]));
       }
     consumer_barrier(consumer).sync();
-    if (threadIdx.x % 128 == 0) raise_flag(flag(split, piece, consumer), split.key);
+    if (threadIdx.x % 128 == 0) raise_flag(flag(split, piece.slot, consumer), split.key);
   }
 
-  // A head: once the flag is up, the tail's sums added to its own.
+  // A head: each tail's sums, once its flag is up, added to its own in a fixed order, so that D is
+  // the same bit for bit in every run.
   __device__ __forceinline__ static void receive(const TailSplitWork& split, const Piece& piece,
                                                  int consumer, float (&acc)[kMmaM][BN / 2]) {
-    if (threadIdx.x % 128 == 0) take_flag(flag(split, piece, consumer), split.key);
-    consumer_barrier(consumer).sync();
+    for (int slot = piece.slot; slot < piece.slot + split.plan.tails_per_item; ++slot) {
+      if (threadIdx.x % 128 == 0) take_flag(flag(split, slot, consumer), split.key);
+      consumer_barrier(consumer).sync();
 #pragma unroll
-    for (int i = 0; i < kMmaM; ++i)
+      for (int i = 0; i < kMmaM; ++i)
 #pragma unroll
-      for (int v = 0; v < kVectors; ++v) {
-        const float4 p = __ldcg(sums(split, piece) + vector_at(i, v));
-        acc[i][4 * v] += p.x, acc[i][4 * v + 1] += p.y;
-        acc[i][4 * v + 2] += p.z, acc[i][4 * v + 3] += p.w;
-      }
+        for (int v = 0; v < kVectors; ++v) {
+          const float4 p = __ldcg(sums(split, slot) + vector_at(i, v));
+          acc[i][4 * v] += p.x, acc[i][4 * v + 1] += p.y;
+          acc[i][4 * v + 2] += p.z, acc[i][4 * v + 3] += p.w;
+        }
+    }
   }
 };
 
