@@ -32,6 +32,10 @@ struct Kernel {
   // One program per SM walks the tiles: a wave is exactly the SM count, and the rules pick
   // GROUP_SIZE_M with the L2 model (schedule/wave_traffic.hpp).
   bool persistent = false;
+  // The last round of a persistent grid, or its one round under the grid, is split between
+  // programs where that gains (schedule/tail_split.hpp; sm90's configs of one program without
+  // ping-pong, for D = alpha * AB): the rules count the split's steps.
+  bool tail_splits = false;
   // Dynamic shared memory of a config for inputs of a dtype (0: static, always fits).
   std::function<int64_t(const KernelConfig&, DType)> shared_bytes = [](const KernelConfig&, DType) {
     return 0;

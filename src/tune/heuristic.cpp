@@ -7,6 +7,7 @@
 
 #include "epilogue/epilogue.hpp"
 #include "problem/aligned_copies.hpp"
+#include "schedule/tail_split.hpp"
 #include "schedule/tile_order.hpp"
 #include "schedule/wave_traffic.hpp"
 #include "tune/tuning_key.hpp"
@@ -59,12 +60,36 @@ int64_t waves(const KernelConfig& c, const GemmProblem& p, int sms) {
   return cdiv(programs(c, p), int64_t(std::max(sms, 1)));
 }
 
+// Whether the rules count the split of a config's last round, or of its one round under the grid
+// (schedule/tail_split.hpp; sm90's kTailSplits): a program of one consumer (8 warps, the 64-row
+// tiles), D = alpha * AB into a row-major D (the routes through the store buffers), not grouped.
+// The kernel splits the other configs of one program too, but those of two consumers stream B
+// more slowly when split: on the H200, 128x128 split four ways ran 16 x 4096 x 4096 at 21.6
+// TFLOP/s and 128 x 4096 x 4096 at 179, where 64x128 ran 25.0 and 216.
+bool splits_round(const KernelConfig& c, const GemmProblem& p, bool tail_splits) {
+  return tail_splits && c.num_warps == 8 && c.cluster_m * c.cluster_n == 1 &&
+         c.schedule != KernelSchedule::ping_pong && scales_only(p.epilogue) &&
+         p.d.layout == Layout::row_major && p.groups.rows == GroupRows::none;
+}
+
 // What the busiest SM loads, in rows of K values (BLOCK_SIZE_M + BLOCK_SIZE_N per value of K):
-// a tile's rows times K, times the programs the SM runs in turn. Where a program is alone on its
-// SM, its K step is bound by what the SM takes in, so of two configs that both leave SMs idle the
-// lighter one finishes first.
-double busiest_sm_rows(const KernelConfig& c, const GemmProblem& p, int sms) {
-  return double(waves(c, p, sms)) * double(c.block_m + c.block_n) * double(p.k);
+// a tile's rows times K, times the programs the SM runs in turn, or, where the kernel splits the
+// last round, the whole rounds' and the split round's steps of the model. Where a program is
+// alone on its SM, its K step is bound by what the SM takes in, so of two configs that both leave
+// SMs idle the lighter one finishes first: 1 x 8192 x 8192 takes 64x128 split in two (68 steps
+// of 64 for the busiest program) before 128 whole tiles of 128x64 (128 steps): 2.8 against 1.9
+// TFLOP/s on the H200, 0.91x cuBLAS from 0.60x.
+double busiest_sm_rows(const KernelConfig& c, const GemmProblem& p, int sms, bool tail_splits) {
+  const double rows = double(c.block_m + c.block_n);
+  if (splits_round(c, p, tail_splits) && c.block_k > 0) {
+    const int64_t k_steps = cdiv(p.k, int64_t(c.block_k));
+    const TailSplit split = plan_tail_split(programs(c, p), sms, k_steps);
+    if (split.on()) {
+      const int64_t whole_rounds = split.whole_items / std::max(sms, 1);
+      return rows * double(c.block_k) * double(whole_rounds * k_steps + split_round_steps(split));
+    }
+  }
+  return double(waves(c, p, sms)) * rows * double(p.k);
 }
 
 }  // namespace
@@ -92,7 +117,8 @@ namespace {
 constexpr int64_t kClusterOf4MinWaves = 6;
 
 // The choice of rules_config before the cluster rule below.
-KernelConfig rules_tile(const std::vector<KernelConfig>& configs, const GemmProblem& p, int sms) {
+KernelConfig rules_tile(const std::vector<KernelConfig>& configs, const GemmProblem& p, int sms,
+                        bool tail_splits) {
   // Ping-pong (sm90) for an epilogue beyond alpha*AB over a short K (up to 2048), when every SM
   // gets at least two of its tiles, one per consumer. There a tile's epilogue takes about as long
   // as its mainloop, and ping-pong runs it during the other consumer's mainloop: 8192 x 8192 x
@@ -132,7 +158,7 @@ KernelConfig rules_tile(const std::vector<KernelConfig>& configs, const GemmProb
   // faster than 224 of 128x128).
   double lightest_before = 0.0;
   for (const KernelConfig& c : by_area) {
-    const double load = busiest_sm_rows(c, p, sms);
+    const double load = busiest_sm_rows(c, p, sms, tail_splits);
     const bool lighter_before = lightest_before > 0.0 && lightest_before < load;
     if (programs(c, p) * 8 >= int64_t(sms) * 7 && !lighter_before) return c;
     if (lightest_before == 0.0 || load < lightest_before) lightest_before = load;
@@ -142,7 +168,7 @@ KernelConfig rules_tile(const std::vector<KernelConfig>& configs, const GemmProb
   const KernelConfig* best = nullptr;
   double best_load = 0.0;
   for (const KernelConfig& c : by_area) {
-    const double load = busiest_sm_rows(c, p, sms);
+    const double load = busiest_sm_rows(c, p, sms, tail_splits);
     if (best == nullptr || load < best_load) best = &c, best_load = load;
   }
   return best == nullptr ? KernelConfig{} : *best;
@@ -162,8 +188,9 @@ const KernelConfig* clustered_twin(const KernelConfig& c, const std::vector<Kern
 
 }  // namespace
 
-KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& p, int sms) {
-  const KernelConfig c = rules_tile(configs, p, sms);
+KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& p, int sms,
+                          bool tail_splits) {
+  const KernelConfig c = rules_tile(configs, p, sms, tail_splits);
   // 16-bit operands whose lines are off L2 lines take the tile's cluster of 2: each 128-byte box
   // row then reads two L2 lines, the K loop is bound by L2, and the cluster reads B once for two
   // programs. On the H100 (bf16, `run --config`, TFLOP/s): 2040^3 (4080-byte lines) 374 ->
@@ -233,7 +260,8 @@ HeuristicChoice heuristic(const GemmProblem& p, const gpu::Kernel& kernel,
   std::vector<KernelConfig> configs;
   for (const KernelConfig& c : kernel.info.configs)
     if (kernel.can_implement(p, c).empty()) configs.push_back(c);
-  choice.config = rules_config(configs.empty() ? kernel.info.configs : configs, p, sms);
+  choice.config =
+      rules_config(configs.empty() ? kernel.info.configs : configs, p, sms, kernel.tail_splits);
   if (kernel.persistent && choice.config.cluster_m <= 1 && choice.config.cluster_n <= 1) {
     // A persistent kernel's wave is one program per SM, so the L2 model can pick the launch
     // order: 128x256 tiles on 132 SMs read 23 % fewer bytes per wave with GROUP_SIZE_M 16 than

@@ -40,13 +40,15 @@ struct HeuristicChoice {
 // the `sms` SMs a program (of equal areas, the one with fewer waves, then the one shaped like the
 // problem, then the deeper slice, then the stages that suit K's length, then the first in the
 // list), unless a larger tile before it loads less into its busiest SM; else the config whose
-// busiest SM loads the least.
+// busiest SM loads the least (`tail_splits`: the kernel splits the last round, or the one round
+// under the grid, of configs of one program, for D = alpha * AB, and the load of a config of one
+// consumer counts the split's steps: schedule/tail_split.hpp).
 // Before all that, an epilogue beyond alpha*AB over K <= 2048 takes a ping-pong config (sm90)
 // where every SM gets two of its tiles. Split-K configs, and ping-pong otherwise, are left to the
 // autotuner. After it all, 16-bit operands whose lines are off 128-byte boundaries take the
 // chosen tile's cluster of 2, or of 2 x 2 over six waves or more, where `configs` has it.
 KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& problem,
-                          int sms);
+                          int sms, bool tail_splits = false);
 
 // The same config with BLOCK_SIZE_M and BLOCK_SIZE_N swapped, if `configs` has it (same slice,
 // stages, warps, cluster and split; GROUP_SIZE_M kept) and it needs fewer waves of `sms`

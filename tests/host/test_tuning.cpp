@@ -34,16 +34,19 @@ GemmProblem problem(int64_t m, int64_t n, int64_t k, DType dtype = DType::bf16) 
   return p;
 }
 
+// The Hopper kernel's list: each large shape unclustered, then in clusters of 2; 128x64; 64x128
+// with one consumer, also in clusters of 2; last, 64x64, whose stages hold two slabs of K
+// (BLOCK_SIZE_K 128).
+std::vector<KernelConfig> sm90_configs() {
+  return parsed_configs({"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
+                         "256x128x64/g8/s4/w12/wt128x128", "256x128x64/g8/s4/w12/wt128x128/c2",
+                         "128x128x64/g8/s6/w12/wt64x128", "128x128x64/g8/s6/w12/wt64x128/c2",
+                         "128x64x64/g8/s8/w12/wt64x64", "64x128x64/g8/s8/w8/wt64x128",
+                         "64x128x64/g8/s8/w8/wt64x128/c2", "64x64x128/g8/s6/w8/wt64x64"});
+}
+
 TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
-  // The Hopper kernel's list: each large shape unclustered, then in clusters of 2; 128x64; 64x128
-  // with one consumer, also in clusters of 2; last, 64x64, whose stages hold two slabs of K
-  // (BLOCK_SIZE_K 128).
-  std::vector<KernelConfig> configs =
-      parsed_configs({"128x256x64/g8/s4/w12/wt64x256", "128x256x64/g8/s4/w12/wt64x256/c2",
-                      "256x128x64/g8/s4/w12/wt128x128", "256x128x64/g8/s4/w12/wt128x128/c2",
-                      "128x128x64/g8/s6/w12/wt64x128", "128x128x64/g8/s6/w12/wt64x128/c2",
-                      "128x64x64/g8/s8/w12/wt64x64", "64x128x64/g8/s8/w8/wt64x128",
-                      "64x128x64/g8/s8/w8/wt64x128/c2", "64x64x128/g8/s6/w8/wt64x64"});
+  const std::vector<KernelConfig> configs = sm90_configs();
   const auto pick = [&](int64_t m, int64_t n, int64_t k) {
     return to_string(rules_config(configs, problem(m, n, k), 132));
   };
@@ -87,6 +90,40 @@ TEST(RulesConfig, LargestTileThatFillsSevenEighthsOfTheSms) {
   GemmProblem batched = problem(512, 512, 512);
   batched.batch_count = 64;
   EXPECT_EQ(to_string(rules_config(configs, batched, 132)), "128x256x64/g8/s4/w12/wt64x256");
+}
+
+TEST(RulesConfig, AKernelThatSplitsItsRoundCountsTheSplitsSteps) {
+  // sm90's list; its last round, or its one round under the grid, is split between programs
+  // (schedule/tail_split.hpp) for D = alpha * AB, and the rules count the split of the configs of
+  // one consumer (8 warps).
+  const std::vector<KernelConfig> configs = sm90_configs();
+  const auto pick = [&](const GemmProblem& p) {
+    return to_string(rules_config(configs, p, 132, true));
+  };
+  const auto pick_unsplit = [&](const GemmProblem& p) {
+    return to_string(rules_config(configs, p, 132, false));
+  };
+  // 1 x 8192 x 8192: 64 tiles of 64x128 split in two, 68 steps of 64 values of K for the busiest
+  // program (192 rows each), against 128 whole tiles of 128x64 that fill the SMs, 128 steps.
+  EXPECT_EQ(pick(problem(1, 8192, 8192)), "64x128x64/g8/s8/w8/wt64x128");
+  EXPECT_EQ(pick_unsplit(problem(1, 8192, 8192)), "128x64x64/g8/s8/w12/wt64x64");
+  // 16 x 4096 x 4096: 32 tiles of 64x128 split four ways (22 steps of 64) against 64 of 64x64
+  // split in two (20 steps of 128).
+  EXPECT_EQ(pick(problem(16, 4096, 4096)), "64x128x64/g8/s8/w8/wt64x128");
+  EXPECT_EQ(pick_unsplit(problem(16, 4096, 4096)), "64x64x128/g8/s6/w8/wt64x64");
+  // 4096 x 16 x 4096, tall: 64 tiles of 64x64 split in two (20 steps of 128) against 64x128's
+  // 64 split in two (36 of 64) and 32 whole tiles of 128x64 (64 steps).
+  EXPECT_EQ(pick(problem(4096, 16, 4096)), "64x64x128/g8/s6/w8/wt64x64");
+  // An epilogue beyond alpha * AB does not split: as without.
+  GemmProblem bias = problem(16, 4096, 4096);
+  bias.epilogue.bias = bias.a.data;
+  EXPECT_EQ(pick(bias), "64x64x128/g8/s6/w8/wt64x64");
+  // Shapes whose tiles fill the SMs keep them.
+  EXPECT_EQ(pick(problem(4096, 4096, 4096)), "128x256x64/g8/s4/w12/wt64x256");
+  EXPECT_EQ(pick(problem(1024, 1024, 1024)), "64x128x64/g8/s8/w8/wt64x128");
+  EXPECT_EQ(pick(problem(1024, 1024, 16384)), "64x128x64/g8/s8/w8/wt64x128");
+  // (1000-value rows, off L2 lines, take the cluster of 2, as without the split.)
+  EXPECT_EQ(pick(problem(1000, 1000, 1000)), "64x128x64/g8/s8/w8/wt64x128/c2");
 }
 
 TEST(RulesConfig, OfOneTileTheDeeperStageThenMoreStagesForALongK) {
