@@ -74,11 +74,16 @@ bool splits_round(const KernelConfig& c, const GemmProblem& p, bool tail_splits)
 
 // What the busiest SM loads, in rows of K values (BLOCK_SIZE_M + BLOCK_SIZE_N per value of K):
 // a tile's rows times K, times the programs the SM runs in turn, or, where the kernel splits the
-// last round, the whole rounds' and the split round's steps of the model. Where a program is
-// alone on its SM, its K step is bound by what the SM takes in, so of two configs that both leave
-// SMs idle the lighter one finishes first: 1 x 8192 x 8192 takes 64x128 split in two (68 steps
-// of 64 for the busiest program) before 128 whole tiles of 128x64 (128 steps): 2.8 against 1.9
-// TFLOP/s on the H200, 0.91x cuBLAS from 0.60x.
+// last round (splits_round), the whole rounds' steps and the split round's busiest program's.
+// Where a program is alone on its SM, its K step is bound by what the SM takes in, so of two
+// configs that both leave SMs idle the lighter one finishes first. There a head's wait for each
+// of its tails costs about a turn of the ring, num_stages steps (the loads in flight over one
+// memory latency), not the kHeadFixupSteps the plan counts for K loops bound by the tensor cores.
+// On the H200 that count ordered the one-consumer configs as measured on seven decode shapes:
+// 16 x 4096 x 4096 takes 64x64 split in two (a head of 18 + 6 steps of 128) before 64x128 split
+// four ways (16 + 3 x 8 of 64), 27.3 against 25.0 TFLOP/s; 1 x 8192 x 8192 takes 64x128 split in
+// two (66 + 8 steps of 64) before 128 whole tiles of 64x64 (64 of 128) or of 128x64 (128 of 64),
+// 2.8 against 2.5 and 1.9.
 double busiest_sm_rows(const KernelConfig& c, const GemmProblem& p, int sms, bool tail_splits) {
   const double rows = double(c.block_m + c.block_n);
   if (splits_round(c, p, tail_splits) && c.block_k > 0) {
@@ -86,7 +91,10 @@ double busiest_sm_rows(const KernelConfig& c, const GemmProblem& p, int sms, boo
     const TailSplit split = plan_tail_split(programs(c, p), sms, k_steps);
     if (split.on()) {
       const int64_t whole_rounds = split.whole_items / std::max(sms, 1);
-      return rows * double(c.block_k) * double(whole_rounds * k_steps + split_round_steps(split));
+      const int64_t head = split.head_steps +
+                           int64_t(split.tails_per_item) * std::max(c.num_stages, kHeadFixupSteps);
+      const int64_t helper = int64_t(split.tails_per_helper) * (split.tail_steps + kTailStoreSteps);
+      return rows * double(c.block_k) * double(whole_rounds * k_steps + std::max(head, helper));
     }
   }
   return double(waves(c, p, sms)) * rows * double(p.k);

@@ -103,16 +103,22 @@ TEST(RulesConfig, AKernelThatSplitsItsRoundCountsTheSplitsSteps) {
   const auto pick_unsplit = [&](const GemmProblem& p) {
     return to_string(rules_config(configs, p, 132, false));
   };
-  // 1 x 8192 x 8192: 64 tiles of 64x128 split in two, 68 steps of 64 values of K for the busiest
-  // program (192 rows each), against 128 whole tiles of 128x64 that fill the SMs, 128 steps.
+  // 1 x 8192 x 8192: 64 tiles of 64x128 split in two, a head of 66 steps of 64 values of K and a
+  // turn of its 8 stages for the tail (192 rows each), against 128 whole tiles of 128x64 that
+  // fill the SMs, 128 steps, or of 64x64, 64 steps of 128 (128 rows).
   EXPECT_EQ(pick(problem(1, 8192, 8192)), "64x128x64/g8/s8/w8/wt64x128");
+  EXPECT_EQ(pick(problem(16, 8192, 8192)), "64x128x64/g8/s8/w8/wt64x128");
   EXPECT_EQ(pick_unsplit(problem(1, 8192, 8192)), "128x64x64/g8/s8/w12/wt64x64");
-  // 16 x 4096 x 4096: 32 tiles of 64x128 split four ways (22 steps of 64) against 64 of 64x64
-  // split in two (20 steps of 128).
-  EXPECT_EQ(pick(problem(16, 4096, 4096)), "64x128x64/g8/s8/w8/wt64x128");
-  EXPECT_EQ(pick_unsplit(problem(16, 4096, 4096)), "64x64x128/g8/s6/w8/wt64x64");
-  // 4096 x 16 x 4096, tall: 64 tiles of 64x64 split in two (20 steps of 128) against 64x128's
-  // 64 split in two (36 of 64) and 32 whole tiles of 128x64 (64 steps).
+  // 16 x 4096 x 4096: 64 tiles of 64x64 split in two (a head of 18 + 6 steps of 128) against 32
+  // of 64x128 split four ways (16 + 3 x 8 of 64); the same for 1 and 64 rows.
+  EXPECT_EQ(pick(problem(16, 4096, 4096)), "64x64x128/g8/s6/w8/wt64x64");
+  EXPECT_EQ(pick(problem(1, 4096, 4096)), "64x64x128/g8/s6/w8/wt64x64");
+  EXPECT_EQ(pick(problem(64, 4096, 4096)), "64x64x128/g8/s6/w8/wt64x64");
+  // Over a longer K the heads' steps outweigh the waits: 16 x 4096 x 14336, 64x128 split four
+  // ways (56 + 3 x 8 steps of 64) before 64x64 in two (58 + 6 of 128).
+  EXPECT_EQ(pick(problem(16, 4096, 14336)), "64x128x64/g8/s8/w8/wt64x128");
+  // 4096 x 16 x 4096, tall: 64 tiles of 64x64 split in two against 64x128's 64 split in two
+  // (34 + 8 steps of 64) and 32 whole tiles of 128x64 (64 steps).
   EXPECT_EQ(pick(problem(4096, 16, 4096)), "64x64x128/g8/s6/w8/wt64x64");
   // An epilogue beyond alpha * AB does not split: as without.
   GemmProblem bias = problem(16, 4096, 4096);
