@@ -362,11 +362,11 @@ void explain_command(const ExplainOptions& o) {
             split.head_steps, (long long)k_steps - 1, split.helpers - 1, split.tails_per_helper);
       } else {
         std::printf(
-            "  tails: %d per tile, K steps %d..%d, %d..%d, ... (the last %d..%lld) on programs "
+            "  tails: %d per tile, K steps %d..%d, %d..%lld, ... (the last %d..%lld) on programs "
             "0..%d, one each, sums through a workspace\n",
             s, split.tail_begin(0), split.tail_begin(1) - 1, split.tail_begin(1),
-            split.tail_begin(1) + split.tail_steps - 1, split.tail_begin(s - 1),
-            (long long)k_steps - 1, split.helpers - 1);
+            (long long)split.tail_begin(1) + split.tail_steps_of(1, int32_t(k_steps)) - 1,
+            split.tail_begin(s - 1), (long long)k_steps - 1, split.helpers - 1);
       }
     }
   }

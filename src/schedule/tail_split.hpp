@@ -76,7 +76,8 @@ constexpr int kTailSplitMinGain = 2;
 // its adds, or a helper's tails with their stores.
 TILEGEMM_HOST_DEVICE constexpr int64_t split_round_steps(const TailSplit& split) {
   const int64_t head = split.head_steps + int64_t(split.tails_per_item) * kHeadFixupSteps;
-  const int64_t helper = int64_t(split.tails_per_helper) * (split.tail_steps + kTailStoreSteps);
+  const int64_t helper =
+      int64_t(split.tails_per_helper) * (int64_t(split.tail_steps) + kTailStoreSteps);
   return head > helper ? head : helper;
 }
 
@@ -91,7 +92,16 @@ TILEGEMM_HOST_DEVICE constexpr TailSplit no_tail_split(int64_t items) {
 // or none (head_steps 0, every item whole). With whole rounds before the last, one tail per item
 // (c >= 1) or, where the last round leaves room, s > 1 tails of one helper each; under one round,
 // split-K alone (s >= 1, c = 1), on split_programs of the grid. The model's busiest program, in K
-// steps: max(head + s * kHeadFixupSteps, c * (its tails' longest + kTailStoreSteps)).
+// steps: max(head + s * kHeadFixupSteps, c * (its tails' longest + kTailStoreSteps)), the least
+// of every s and head, the first of them (smallest s, then head) on a tie.
+//
+// For each s, the head's cost rises with h and the helpers' falls in steps of c every s heads, so
+// the least is where they cross: at h*, the first h whose head costs no less than its helpers
+// (found by halving), or on the helpers' level just before it, from its first h. A head is taken
+// only if its last tail has a step (at most s - 1 heads in a row fail that; a head that leaves a
+// multiple of s never does), so each of the two places is a short walk up to a head that does.
+// Planned on the host at every launch and for every config the rules weigh: O(s * log k_steps)
+// per s, where trying every head cost O(k_steps).
 constexpr TailSplit plan_tail_split(int64_t items, int64_t programs, int64_t k_steps) {
   const TailSplit none = no_tail_split(items);
   const int64_t tail = programs > 0 ? items % programs : 0;
@@ -102,21 +112,46 @@ constexpr TailSplit plan_tail_split(int64_t items, int64_t programs, int64_t k_s
     const bool split_k = s > 1 || items < programs;
     const int64_t helpers = split_k ? tail * s : programs - tail;
     const int64_t per_helper = split_k ? 1 : cdiv(tail, helpers);
-    for (int64_t head = 1; head + s <= k_steps; ++head) {
-      const int64_t steps = cdiv(k_steps - head, s);  // every tail but the last; none empty
-      if ((s - 1) * steps >= k_steps - head) continue;
+    const int64_t last_head = k_steps - s;  // every tail at least a step
+    if (last_head < 1) break;
+    const auto head_cost = [&](int64_t head) { return head + s * kHeadFixupSteps; };
+    const auto helper_cost = [&](int64_t head) {
+      return per_helper * (cdiv(k_steps - head, s) + kTailStoreSteps);
+    };
+    const auto fits = [&](int64_t head) {  // the last tail has a step
+      return k_steps - head > (s - 1) * cdiv(k_steps - head, s);
+    };
+    // Takes the first head from `head` to `end` whose last tail has a step, if its cost is less.
+    const auto consider_from = [&](int64_t head, int64_t end) {
+      while (head <= end && !fits(head)) ++head;
+      if (head > end) return;
       const TailSplit split{.whole_items = int32_t(items - tail),
                             .tail_items = int32_t(tail),
                             .helpers = int32_t(helpers),
                             .tails_per_helper = int32_t(per_helper),
                             .head_steps = int32_t(head),
                             .tails_per_item = int32_t(s),
-                            .tail_steps = int32_t(steps)};
+                            .tail_steps = int32_t(cdiv(k_steps - head, s))};
       if (const int64_t cost = split_round_steps(split); cost < best_cost) {
         best_cost = cost;
         best = split;
       }
+    };
+    int64_t lo = 1, hi = last_head + 1;  // h* in [1, last_head + 1]: past the end if none
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (head_cost(mid) >= helper_cost(mid)) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
     }
+    if (lo > 1) {  // the helpers' level at h* - 1, from its first head (k_steps - q * s)
+      const int64_t level = cdiv(k_steps - (lo - 1), s);
+      const int64_t first = k_steps - level * s;
+      consider_from(first > 1 ? first : 1, lo - 1);
+    }
+    consider_from(lo, last_head);
   }
   return k_steps - best_cost < kTailSplitMinGain ? none : best;
 }

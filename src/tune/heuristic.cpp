@@ -93,7 +93,8 @@ double busiest_sm_rows(const KernelConfig& c, const GemmProblem& p, int sms, boo
       const int64_t whole_rounds = split.whole_items / std::max(sms, 1);
       const int64_t head = split.head_steps +
                            int64_t(split.tails_per_item) * std::max(c.num_stages, kHeadFixupSteps);
-      const int64_t helper = int64_t(split.tails_per_helper) * (split.tail_steps + kTailStoreSteps);
+      const int64_t helper =
+          int64_t(split.tails_per_helper) * (int64_t(split.tail_steps) + kTailStoreSteps);
       return rows * double(c.block_k) * double(whole_rounds * k_steps + std::max(head, helper));
     }
   }

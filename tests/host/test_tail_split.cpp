@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <random>
 #include <utility>
@@ -88,6 +89,66 @@ void expect_every_step_once(const TailSplit& split, int32_t items, int32_t progr
       ASSERT_TRUE(tails.count(slot + r)) << "slot " << slot + r;
       EXPECT_EQ(tails[slot + r].second, head.second) << "a head's tails are of its item";
     }
+}
+
+// The plan by trying every s and every head, in order, as the model's definition reads: what
+// plan_tail_split finds by halving must be the same plan.
+TailSplit plan_by_trying_every_head(int64_t items, int64_t programs, int64_t k_steps) {
+  const TailSplit none = no_tail_split(items);
+  const int64_t tail = programs > 0 ? items % programs : 0;
+  if (programs < 2 || items < 1 || tail == 0 || k_steps < 2) return none;
+  TailSplit best = none;
+  int64_t best_cost = k_steps;
+  for (int64_t s = 1; tail * (s + 1) <= programs || (s == 1 && items > programs); ++s) {
+    const bool split_k = s > 1 || items < programs;
+    const int64_t helpers = split_k ? tail * s : programs - tail;
+    const int64_t per_helper = split_k ? 1 : cdiv(tail, helpers);
+    for (int64_t head = 1; head + s <= k_steps; ++head) {
+      const int64_t steps = cdiv(k_steps - head, s);
+      if ((s - 1) * steps >= k_steps - head) continue;  // the last tail would be empty
+      const int64_t cost =
+          std::max(head + s * kHeadFixupSteps, per_helper * (steps + kTailStoreSteps));
+      if (cost < best_cost) {
+        best_cost = cost;
+        best = {.whole_items = int32_t(items - tail),
+                .tail_items = int32_t(tail),
+                .helpers = int32_t(helpers),
+                .tails_per_helper = int32_t(per_helper),
+                .head_steps = int32_t(head),
+                .tails_per_item = int32_t(s),
+                .tail_steps = int32_t(steps)};
+      }
+    }
+  }
+  return k_steps - best_cost < kTailSplitMinGain ? none : best;
+}
+
+TEST(TailSplit, ThePlanIsTheOneTryingEveryHeadFinds) {
+  std::mt19937 rng(12);
+  int compared = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const auto programs = int64_t(1 + rng() % 140);
+    const auto items = int64_t(1 + rng() % (3 * programs));
+    const auto k_steps = int64_t(1 + rng() % (trial % 4 == 0 ? 2000 : 90));
+    const TailSplit fast = plan_tail_split(items, programs, k_steps);
+    const TailSplit slow = plan_by_trying_every_head(items, programs, k_steps);
+    ASSERT_EQ(fast.on(), slow.on()) << items << " items, " << programs << ", " << k_steps;
+    compared += slow.on();
+    EXPECT_EQ(fast.whole_items, slow.whole_items);
+    EXPECT_EQ(fast.tail_items, slow.tail_items);
+    EXPECT_EQ(fast.helpers, slow.helpers);
+    EXPECT_EQ(fast.tails_per_helper, slow.tails_per_helper);
+    EXPECT_EQ(fast.tails_per_item, slow.tails_per_item)
+        << items << ", " << programs << ", " << k_steps;
+    ASSERT_EQ(fast.head_steps, slow.head_steps) << items << ", " << programs << ", " << k_steps;
+    EXPECT_EQ(fast.tail_steps, slow.tail_steps);
+  }
+  EXPECT_GT(compared, 5000) << "most trials split";
+  // A K loop as long as 32 bits count is planned at once (explain takes it): one tile, a tail on
+  // each of the 131 other programs, the last ending at the last step.
+  const TailSplit longest = plan_tail_split(1, 132, INT32_MAX);
+  ASSERT_EQ(longest.tails_per_item, 131);
+  EXPECT_EQ(int64_t(longest.tail_begin(130)) + longest.tail_steps_of(130, INT32_MAX), INT32_MAX);
 }
 
 TEST(TailSplit, EveryKStepOfEveryItemOnceOnEveryGrid) {
