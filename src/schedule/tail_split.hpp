@@ -21,8 +21,8 @@
 //                 and H = T * s (split-K: s > 1 only where T * (s + 1) <= G).
 //
 // Where the items do not fill one round (T = items < G, no whole items), the split is split-K
-// alone: the grid is the H + T programs of the last round (split_programs), so a decode problem's
-// 32 tiles take 128 SMs, each streaming a quarter of the K steps, instead of 32.
+// alone: the grid is the H + T programs of the last round (split_programs), so the 32 tiles of
+// 64x128 of 16 x 4096 x 4096 take 128 SMs, each streaming a quarter of the K steps, not 32.
 //
 // A head waits for its tails' flags; a tail waits for nothing, so helpers are the first programs
 // (launched first, none of them waits on a program not yet running). The head adds the tails in a
@@ -65,9 +65,9 @@ struct TailSplit {
 // The model's costs, in K steps of the tile (see above), from the H100. A head adds each tail's
 // sums in 2 steps. A tail costs 6 steps beyond its own: its wgmma drain, the stores of BM x BN
 // fp32 sums (128 KB for 128x256) and the flag's release, which waits for them. With 1, the first
-// guess, helpers with eight tails each lost 2.3 % at 4096 x 4096 x 11008 and 9 % at 4096^3, where a
-// sweep of head_steps put the best split exactly where a cost of 6 puts it (158 of 172 steps, +0.8
-// %; at 4096 x 11008 x 4096, one tail per helper, 34 of 64, +3 %).
+// guess, helpers with eight tails each lost 2.3 % at 4096 x 4096 x 11008 and 9 % at 4096^3,
+// where a sweep of head_steps put the best split exactly where a cost of 6 puts it (158 of 172
+// steps, +0.8 %; at 4096 x 11008 x 4096, one tail per helper, 34 of 64, +3 %).
 constexpr int kHeadFixupSteps = 2;  // a head waits for a tail's flag and adds its sums
 constexpr int kTailStoreSteps = 6;  // a tail stores them
 constexpr int kTailSplitMinGain = 2;
