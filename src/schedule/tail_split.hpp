@@ -72,12 +72,20 @@ constexpr int kHeadFixupSteps = 2;  // a head waits for a tail's flag and adds i
 constexpr int kTailStoreSteps = 6;  // a tail stores them
 constexpr int kTailSplitMinGain = 2;
 
+// The model's steps of a head of `head` steps that adds s tails, each after a wait of `wait`
+// steps, and of a helper's c tails of at most `tail_steps` steps each, with their stores.
+constexpr int64_t head_round_steps(int64_t head, int64_t s, int64_t wait = kHeadFixupSteps) {
+  return head + s * wait;
+}
+constexpr int64_t helper_round_steps(int64_t c, int64_t tail_steps) {
+  return c * (tail_steps + kTailStoreSteps);
+}
+
 // The model's steps of the busiest program of a split's last round (head_steps > 0): a head's with
-// its adds, or a helper's tails with their stores.
-TILEGEMM_HOST_DEVICE constexpr int64_t split_round_steps(const TailSplit& split) {
-  const int64_t head = split.head_steps + int64_t(split.tails_per_item) * kHeadFixupSteps;
-  const int64_t helper =
-      int64_t(split.tails_per_helper) * (int64_t(split.tail_steps) + kTailStoreSteps);
+// its adds, or a helper's tails with their stores. `wait`: a head's steps per tail it adds.
+constexpr int64_t split_round_steps(const TailSplit& split, int64_t wait = kHeadFixupSteps) {
+  const int64_t head = head_round_steps(split.head_steps, split.tails_per_item, wait);
+  const int64_t helper = helper_round_steps(split.tails_per_helper, split.tail_steps);
   return head > helper ? head : helper;
 }
 
@@ -114,9 +122,9 @@ constexpr TailSplit plan_tail_split(int64_t items, int64_t programs, int64_t k_s
     const int64_t per_helper = split_k ? 1 : cdiv(tail, helpers);
     const int64_t last_head = k_steps - s;  // every tail at least a step
     if (last_head < 1) break;
-    const auto head_cost = [&](int64_t head) { return head + s * kHeadFixupSteps; };
+    const auto head_cost = [&](int64_t head) { return head_round_steps(head, s); };
     const auto helper_cost = [&](int64_t head) {
-      return per_helper * (cdiv(k_steps - head, s) + kTailStoreSteps);
+      return helper_round_steps(per_helper, cdiv(k_steps - head, s));
     };
     const auto fits = [&](int64_t head) {  // the last tail has a step
       return k_steps - head > (s - 1) * cdiv(k_steps - head, s);

@@ -91,11 +91,9 @@ double busiest_sm_rows(const KernelConfig& c, const GemmProblem& p, int sms, boo
     const TailSplit split = plan_tail_split(programs(c, p), sms, k_steps);
     if (split.on()) {
       const int64_t whole_rounds = split.whole_items / std::max(sms, 1);
-      const int64_t head = split.head_steps +
-                           int64_t(split.tails_per_item) * std::max(c.num_stages, kHeadFixupSteps);
-      const int64_t helper =
-          int64_t(split.tails_per_helper) * (int64_t(split.tail_steps) + kTailStoreSteps);
-      return rows * double(c.block_k) * double(whole_rounds * k_steps + std::max(head, helper));
+      const int64_t wait = std::max(c.num_stages, kHeadFixupSteps);  // a turn of the ring
+      return rows * double(c.block_k) *
+             double(whole_rounds * k_steps + split_round_steps(split, wait));
     }
   }
   return double(waves(c, p, sms)) * rows * double(p.k);
