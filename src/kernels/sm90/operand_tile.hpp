@@ -69,6 +69,13 @@ struct OperandTile {
   TILEGEMM_HOST_DEVICE constexpr uint64_t descriptor(uint32_t tile_address, int mn0, int ks) const {
     return smem_descriptor(tile_address + slice_offset(mn0, ks), leading_bytes(), stride_bytes());
   }
+  // The same from the tile's own descriptor (slice 0, 0): its address field moved on by the
+  // slice's offset, one add in a K loop. Nothing carries out of the field: tiles start on
+  // 1024-byte boundaries and shared addresses lie below 2^18.
+  TILEGEMM_HOST_DEVICE constexpr uint64_t descriptor_at(uint64_t tile_descriptor, int mn0,
+                                                        int ks) const {
+    return tile_descriptor + (slice_offset(mn0, ks) >> 4);
+  }
 };
 
 }  // namespace tilegemm::sm90

@@ -19,6 +19,10 @@ struct PipelineState {
   TILEGEMM_HOST_DEVICE static constexpr PipelineState after(int64_t steps) {
     return {int(steps % kStages), uint32_t(steps / kStages) & 1u};
   }
+  // The stage of the K step `steps` before the next one (at most kStages).
+  TILEGEMM_HOST_DEVICE constexpr int behind(int steps) const {
+    return stage >= steps ? stage - steps : stage - steps + kStages;
+  }
   TILEGEMM_HOST_DEVICE constexpr void advance() {
     if (++stage == kStages) stage = 0, phase ^= 1;
   }
