@@ -97,6 +97,25 @@ TEST(Sm90Layout, DescriptorBitFields) {
   EXPECT_EQ(d >> 62, 1u);
 }
 
+TEST(Sm90Layout, ASliceDescriptorFromTheTilesIsTheSliceDescriptor) {
+  // The promoting consumers move the tile's descriptor on by each slice's offset: the same
+  // descriptor as one made from the slice's address, for tiles anywhere in shared memory (they
+  // start on 1024-byte boundaries; an SM has 228 KB).
+  for (int bytes : {1, 2})
+    for (bool mn_major : {false, true})
+      for (int rows : {64, 128, 256}) {
+        if (mn_major && bytes != 2) continue;
+        const OperandTile tile{rows, mn_major};
+        for (uint32_t address = 0; address + tile.bytes() <= 228 * 1024; address += 1024)
+          for (int mn0 = 0; mn0 < rows; mn0 += 64)
+            for (int ks = 0; ks < kMmaPerSlab; ++ks)
+              ASSERT_EQ(tile.descriptor_at(tile.descriptor(address, 0, 0), mn0, ks),
+                        tile.descriptor(address, mn0, ks))
+                  << (mn_major ? "MN" : "K") << "-major rows=" << rows << " at " << address
+                  << " mn0=" << mn0 << " ks=" << ks;
+      }
+}
+
 TEST(Sm90Layout, StoreChunksAreTheLayoutTmaStoresRead) {
   // Every element of a 64 x 64 chunk once, where a TMA box with the 128-byte swizzle has it.
   std::set<uint32_t> seen;
@@ -431,6 +450,16 @@ TEST(Sm90Storage, Fp8ShapesAndThosePromotionFitsInRegisters) {
   EXPECT_EQ((Sm90Shape{.block_m = 128, .block_n = 256}.promotion_registers()), 128 + 64);
   EXPECT_EQ((Sm90Shape{.block_m = 256, .block_n = 128}.promotion_registers()), 128 + 64);
   EXPECT_EQ((Sm90Shape{.block_m = 128, .block_n = 64}.promotion_registers()), 32 + 32);
+  // Tiles of one unit per K step look a step ahead, with a second unit of sums: 128x128 and
+  // 64x128 (64 + 2 x 64 registers), 128x64; 128x256 and 256x128 would need 256.
+  for (const Sm90Shape& s : promoted) {
+    const bool one_unit = s.mma_m() == 1 && s.block_n <= 128;
+    EXPECT_EQ(s.promotion_lookahead(), one_unit) << to_string(s.config(1));
+    if (s.promotion_lookahead()) EXPECT_LE(s.promotion_registers(2), kPromotionRegisters);
+  }
+  EXPECT_TRUE((Sm90Shape{.block_m = 128, .block_n = 128}.promotion_lookahead()));
+  EXPECT_FALSE((Sm90Shape{.block_m = 128, .block_n = 256}.promotion_lookahead()));
+  EXPECT_FALSE((Sm90Shape{.block_m = 256, .block_n = 128}.promotion_lookahead()));
   EXPECT_EQ(to_string(fast[0].config(1)), "128x256x128/g8/s4/w12/wt64x256");
   EXPECT_EQ(to_string(promoted[0].config(1)), "128x256x128/g8/s4/w12/wt64x256");
   // Every promoted shape is also compiled without promotion (one config list serves both).
@@ -491,6 +520,27 @@ void expect_after_matches_stepping() {
       for (int kt = 0; kt < k_steps; ++kt) walked.advance();
     }
   }
+}
+
+template <int kStages>
+void expect_behind_is_the_stage_steps_ago() {
+  PipelineState<kStages> walked;
+  int stages[64];  // the stage of each step walked
+  for (int step = 0; step < 64; ++step) {
+    for (int ago = 1; ago <= kStages && ago <= step; ++ago)
+      ASSERT_EQ(walked.behind(ago), stages[step - ago]) << kStages << " stages, step " << step;
+    stages[step] = walked.stage;
+    walked.advance();
+  }
+}
+
+TEST(Sm90Pipeline, BehindNamesTheStageOfAnEarlierStep) {
+  // A promoting consumer that looks a step ahead frees a stage one or two steps after it issued
+  // the stage's unit.
+  expect_behind_is_the_stage_steps_ago<2>();
+  expect_behind_is_the_stage_steps_ago<4>();
+  expect_behind_is_the_stage_steps_ago<6>();
+  expect_behind_is_the_stage_steps_ago<8>();
 }
 
 TEST(Sm90Pipeline, StateAfterAnyStepsIsWhereAnIncrementalWalkStands) {

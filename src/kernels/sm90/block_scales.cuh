@@ -52,20 +52,32 @@ struct BlockScaleReader {
     }
   }
 
-  // The factors of K step `k_step` (slab j covers scale block k_step * kSlabs + j).
+  // The factors of K step `k_step` (slab j covers scale block k_step * kSlabs + j). It runs once
+  // per step in the consumer's K loop, whose issue slots the promotion's adds already fill: without
+  // block scales a uniform branch skips the address arithmetic.
   __device__ __forceinline__ StepScales<kSlabs, kMmaM, kUnits> load(int64_t k_step) const {
     StepScales<kSlabs, kMmaM, kUnits> s;
+    if (!on) {
+#pragma unroll
+      for (int j = 0; j < kSlabs; ++j) {
+#pragma unroll
+        for (int i = 0; i < kMmaM; ++i) s.a[j][i][0] = s.a[j][i][1] = 1.0f;
+#pragma unroll
+        for (int c = 0; c < kUnits; ++c) s.b[j][c] = 1.0f;
+      }
+      return s;
+    }
 #pragma unroll
     for (int j = 0; j < kSlabs; ++j) {
       int64_t kb = k_step * kSlabs + j;
-      kb = kb < k_blocks ? kb : k_blocks - 1;  // a slab past K holds zeros: any scale will do
+      // A slab past K (the second of a last step) holds zeros: any scale will do.
+      if (kSlabs > 1) kb = kb < k_blocks ? kb : k_blocks - 1;
 #pragma unroll
       for (int i = 0; i < kMmaM; ++i)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) s.a[j][i][h] = on ? __ldg(a + kb * m + rows[i][h]) : 1.0f;
+        for (int h = 0; h < 2; ++h) s.a[j][i][h] = __ldg(a + kb * m + rows[i][h]);
 #pragma unroll
-      for (int c = 0; c < kUnits; ++c)
-        s.b[j][c] = on ? __ldg(b + column_blocks[c] * k_blocks + kb) : 1.0f;
+      for (int c = 0; c < kUnits; ++c) s.b[j][c] = __ldg(b + column_blocks[c] * k_blocks + kb);
     }
     return s;
   }

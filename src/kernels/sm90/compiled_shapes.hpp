@@ -51,10 +51,6 @@ inline constexpr Sm90Shape kCompiledShapes[] = {
     {.block_m = 64, .block_n = 128, .num_stages = 8, .cluster_m = 2, .cluster_n = 2},
 };
 
-// The most fp32 registers of accumulators and sums a promoting consumer thread may hold
-// (Sm90Shape::promotion_registers): 128x256's and 256x128's 128 + 64.
-inline constexpr int kPromotionRegisters = 192;
-
 // Whether a shape is compiled for inputs of `element_bytes`, with promotion or without (fp8):
 // clusters along N are for 16-bit operands off L2 lines (tune/heuristic.cpp); fp8's list is above.
 constexpr bool shape_compiled_for(const Sm90Shape& shape, int element_bytes,

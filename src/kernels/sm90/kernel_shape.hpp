@@ -76,6 +76,12 @@ TILEGEMM_HOST_DEVICE constexpr int cluster_readers(int cluster_m, int cluster_n)
   return cluster_m + cluster_n - 1;
 }
 
+// The most fp32 registers of accumulators and sums a promoting consumer thread may hold
+// (Sm90Shape::promotion_registers): 128x256's and 256x128's 128 + 64, or 128x128's 64 and two
+// units of 64. The rest of the 232 a consumer thread has hold the epilogue's addresses and the
+// scales.
+inline constexpr int kPromotionRegisters = 192;
+
 // A compiled shape: a structural type, so that the kernel takes it as a template argument and
 // every value below is a compile-time constant there.
 struct Sm90Shape {
@@ -118,9 +124,18 @@ struct Sm90Shape {
   TILEGEMM_HOST_DEVICE constexpr int promotion_unit_n() const {
     return block_n < 128 ? block_n : 128;
   }
-  // The fp32 registers a consumer thread holds for them: accumulators and one unit's sums.
-  TILEGEMM_HOST_DEVICE constexpr int promotion_registers() const {
-    return mma_m() * block_n / 2 + promotion_unit_n() / 2;
+  // The fp32 registers a consumer thread holds for them: accumulators and `units` units' sums.
+  TILEGEMM_HOST_DEVICE constexpr int promotion_registers(int units = 1) const {
+    return mma_m() * block_n / 2 + units * promotion_unit_n() / 2;
+  }
+  // Whether a promoting consumer looks one K step ahead (mainloop.cuh: mma_lookahead): it issues
+  // step kt + 1's unit into a second set of sums before it waits for step kt's and adds it, so
+  // that the tensor cores hold one of its units while it adds. For tiles of one unit per step
+  // (one m64 tile, at most 128 columns, one slab) whose two sets of sums fit beside the
+  // accumulators.
+  TILEGEMM_HOST_DEVICE constexpr bool promotion_lookahead() const {
+    return mma_m() == 1 && block_n <= 128 && k_slabs == 1 &&
+           promotion_registers(2) <= kPromotionRegisters;
   }
   // The config this shape is compiled for, for inputs of `element_bytes`.
   KernelConfig config(int element_bytes) const {

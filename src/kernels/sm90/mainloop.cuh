@@ -13,8 +13,10 @@
 //               fp8 with promotion (E::kPromotes) instead runs each slab's wgmma into separate
 //               sums, one unit of the tile at a time (an m64 tile's columns, 128 at most), and
 //               adds each into the fp32 accumulators, times its block scales, once it is done
-//               (add_unit). Two consumers issue their units in turn, so that the tensor cores
-//               run the other consumer's unit while one adds.
+//               (add_unit). Where two units of sums fit (one unit per K step: 128x128, 64x128,
+//               128x64) a consumer looks a step ahead: it issues the next step's unit before it
+//               adds this one's (mma_lookahead). Otherwise two consumers issue their units in
+//               turn, so that the tensor cores run the other consumer's unit while one adds.
 #pragma once
 
 #include <cuda.h>
@@ -100,9 +102,10 @@ struct Sm90Mainloop {
   // Two consumers that promote issue their units in turn (NamedBarrier::kTurn0): each issues its
   // unit's wgmma only once the other has issued all of its own, so that one unit runs while the
   // other consumer adds. Issued side by side, their wgmma interleave on the tensor cores and
-  // finish together, and both consumers then add while the tensor cores idle. (With block scales
-  // the turns also pass on each step's wait for its scales: docs/history/perf-notes.md, fp8 v3.)
-  static constexpr bool kTakesTurns = E::kPromotes && kShape.consumers() == 2;
+  // finish together, and both consumers then add while the tensor cores idle. (Block scales are
+  // loaded a step ahead, so that no wait for them is passed on with a turn: perf-notes, fp8 v4.)
+  static constexpr bool kLookahead = E::kPromotes && kShape.promotion_lookahead();
+  static constexpr bool kTakesTurns = E::kPromotes && kShape.consumers() == 2 && !kLookahead;
 
   // Before a consumer's first unit and after its last: the first turn is consumer 0's, and
   // consumer 0 takes the turn that consumer 1 passes after its last unit, so that every arrival
@@ -167,11 +170,12 @@ struct Sm90Mainloop {
                                                     uint32_t b, int my_row, int q) {
     constexpr OperandTile tile_a = kTileA, tile_b = kTileB;
     const int i = q / kUnitsAlongN, c = q % kUnitsAlongN;
+    const uint64_t slab_a = tile_a.descriptor(a, 0, 0), slab_b = tile_b.descriptor(b, 0, 0);
     wgmma_fence();  // part was read by the last add_unit
 #pragma unroll
     for (int ks = 0; ks < kMmaPerSlab; ++ks) {
-      Wgmma<T, kUnitN, A_MN, B_MN>::run(part, tile_a.descriptor(a, my_row + i * 64, ks),
-                                        tile_b.descriptor(b, c * kUnitN, ks), ks > 0);
+      Wgmma<T, kUnitN, A_MN, B_MN>::run(part, tile_a.descriptor_at(slab_a, my_row + i * 64, ks),
+                                        tile_b.descriptor_at(slab_b, c * kUnitN, ks), ks > 0);
     }
     wgmma_commit();
   }
@@ -212,17 +216,30 @@ struct Sm90Mainloop {
                                              int steps, int consumer, int my_row, int lane,
                                              bool signals, AtStep at_step, int64_t k_step0 = 0,
                                              const Scales* scales = nullptr) {
+    // Promotion: the consumer's first row, the same in every thread, in a uniform register, so
+    // that the descriptors of A's slices are worked out there too (the adds fill the issue slots).
+    if constexpr (E::kPromotes) my_row = __shfl_sync(0xffffffffu, my_row, 0);
+    if constexpr (kLookahead) {
+      mma_lookahead(pipeline, smem, acc, ring, steps, my_row, lane, signals, at_step, k_step0,
+                    scales);
+      return;
+    }
     constexpr OperandTile tile_a = kTileA, tile_b = kTileB;  // device-side copies
     // (Not with turns: the staggered consumer's wait would hold up the turn the other waits for.)
     const bool staggered = kStagger > 0 && steps > kStagger && !kTakesTurns;
     float part[kUnitN / 2];  // promotion: one unit's sums
+    // Promotion: the block scales of each step, loaded a step ahead (from L2, their latency would
+    // hold up the step's first add, and with turns the other consumer's issue).
+    [[maybe_unused]] StepScales<kSlabs, kMmaM, kUnitsAlongN> factors;
+    if constexpr (E::kPromotes) factors = scales->load(k_step0);
     for (int kt = 0; kt < steps; ++kt) {
       if (staggered && consumer == 1 && kt == steps - kStagger) await_stagger();
       if constexpr (E::kPromotes) {
         // While this consumer waits for a unit and adds it, the tensor cores run the unit the
         // other consumer issued after this one's (with one consumer they idle). The stage is
         // freed once its last unit is added.
-        const StepScales<kSlabs, kMmaM, kUnitsAlongN> factors = scales->load(k_step0 + kt);
+        const StepScales<kSlabs, kMmaM, kUnitsAlongN> next_factors =
+            kt + 1 < steps ? scales->load(k_step0 + kt + 1) : factors;
         pipeline.wait(ring);
 #pragma unroll
         for (int j = 0; j < kSlabs; ++j) {
@@ -242,6 +259,7 @@ struct Sm90Mainloop {
         pipeline.release(ring.stage, lane, signals);
         ring.advance();
         at_step(kt);
+        factors = next_factors;
         continue;
       }
       pipeline.wait(ring);
@@ -266,6 +284,64 @@ struct Sm90Mainloop {
       previous = ring.stage;
       ring.advance();
       at_step(kt);
+    }
+  }
+
+  // Promotion, one unit per K step (kLookahead): step kt + 1's unit is issued into the other set
+  // of sums before step kt's is waited for (wait_group 1) and added, so that the tensor cores
+  // hold one of this consumer's units while it adds; each stage is freed once its unit is done.
+  // The loop takes steps in pairs and every branch that issues also waits, so that at each point
+  // ptxas can tell which set of sums is in flight: where it cannot, it serialises every wgmma.
+  template <class Pipe, class AtStep>
+  __device__ __forceinline__ static void mma_lookahead(const Pipe& pipeline, Storage& smem,
+                                                       float (&acc)[kMmaM][BN / 2], Ring& ring,
+                                                       int steps, int my_row, int lane,
+                                                       bool signals, AtStep at_step,
+                                                       int64_t k_step0, const Scales* scales) {
+    static_assert(kMmaM == 1 && kUnits == 1 && kSlabs == 1, "one unit per K step");
+    using Sums = float[kUnitN / 2];
+    Sums sums0, sums1;
+    // The next step's unit into `part`, once its stage has landed.
+    const auto issue_next = [&](Sums& part) {
+      pipeline.wait(ring);
+      issue_unit(part, shared_address(smem.a[ring.stage][0]), shared_address(smem.b[ring.stage][0]),
+                 my_row, 0);
+      ring.advance();
+    };
+    // Step kt's block scales: loaded before the waits, which cover their latency.
+    const auto factors_of = [&](int kt) { return scales->load(k_step0 + kt); };
+    // Step kt's unit, done, from the stage `ahead` stages behind the ring's: freed, and its sums
+    // into acc.
+    const auto add_step = [&](int kt, int ahead, Sums& part,
+                              const StepScales<kSlabs, kMmaM, kUnitsAlongN>& factors) {
+      pipeline.release(ring.behind(ahead), lane, signals);
+      add_unit(acc, part, 0, factors.a[0], factors.b[0], kt == 0);
+      at_step(kt);
+    };
+    if (steps <= 0) return;
+    issue_next(sums0);
+    int kt = 0;
+    for (; kt + 2 < steps; kt += 2) {  // in flight here: step kt in sums0
+      const auto f0 = factors_of(kt);
+      issue_next(sums1);
+      wgmma_wait<1>();
+      add_step(kt, 2, sums0, f0);
+      const auto f1 = factors_of(kt + 1);
+      issue_next(sums0);
+      wgmma_wait<1>();
+      add_step(kt + 1, 2, sums1, f1);
+    }
+    const auto f0 = factors_of(kt);
+    if (kt + 1 < steps) {  // the last two steps
+      const auto f1 = factors_of(kt + 1);
+      issue_next(sums1);
+      wgmma_wait<1>();
+      add_step(kt, 2, sums0, f0);
+      wgmma_wait<0>();
+      add_step(kt + 1, 1, sums1, f1);
+    } else {
+      wgmma_wait<0>();
+      add_step(kt, 1, sums0, f0);
     }
   }
 
