@@ -22,8 +22,9 @@
 // ping-pong schedule, and clusters of 2 along M on 128-row tiles only: each fp8 input pair is
 // compiled twice more (with and without promotion), so the list is kept to the tiles the rules
 // pick for large and mid-size problems. With promotion a consumer holds one unit of sums (64 x 128
-// at most) beside its accumulators: kPromotionRegisters of fp32 values at most, of the 232
-// registers a consumer thread has, leave room for the epilogue's addresses and the scales.
+// at most) beside its accumulators, or two where a K step is one unit (the lookahead):
+// kPromotionRegisters of fp32 values at most, of the 232 registers a consumer thread has, leave
+// room for the epilogue's addresses and the scales.
 #pragma once
 
 #include <array>
