@@ -399,9 +399,11 @@ void add_bench_command(CLI::App& app) {
                   "mixture-of-experts layers against a loop of cuBLAS calls)")
       ->capture_default_str();
   cmd->add_option("--shapes", o.shapes_file, "file of 'M N K' lines (replaces --suite)");
-  cmd->add_option("--dtype", o.dtype,
-                  "fp32, fp16, bf16, tf32, fp8_e4m3 or fp8_e5m2 (A and B; C and D the same, "
-                  "fp32 for tf32, bf16 for fp8; fp8 is compared with cuBLASLt)")
+  cmd->add_option(
+         "--dtype", o.dtype,
+         "fp32, fp16, bf16, tf32, tf32x3, fp8_e4m3 or fp8_e5m2 (A and B; C and D the same, "
+         "fp32 for tf32 and tf32x3, bf16 for fp8; fp8 is compared with cuBLASLt, tf32x3 with "
+         "SGEMM)")
       ->capture_default_str();
   cmd->add_option("--dtype-b", o.dtype_b, "B's element type where it differs (fp8 only)");
   cmd->add_option("--scale-mode", o.scale_mode, "fp8: none, tensor, channel or block scales")

@@ -22,7 +22,7 @@ DType dtype_option(const std::string& option, const std::string& value) {
   auto d = parse_dtype(value);
   if (!d) {
     fail(option + " '" + value +
-         "' is not a dtype (fp32, fp16, bf16, tf32, fp8_e4m3 or fp8, fp8_e5m2)");
+         "' is not a dtype (fp32, fp16, bf16, tf32, tf32x3, fp8_e4m3 or fp8, fp8_e5m2)");
   }
   return *d;
 }

@@ -293,8 +293,10 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("M", o.m, "rows of A and D")->required();
   cmd->add_option("N", o.n, "columns of B and D")->required();
   cmd->add_option("K", o.k, "columns of A, rows of B")->required();
-  cmd->add_option("--dtype", o.dtype,
-                  "A/B element type: fp32, fp16, bf16, tf32, fp8_e4m3 (or fp8), fp8_e5m2")
+  cmd->add_option(
+         "--dtype", o.dtype,
+         "A/B element type: fp32, fp16, bf16, tf32, tf32x3 (or 3xtf32), fp8_e4m3 (or fp8), "
+         "fp8_e5m2")
       ->capture_default_str();
   cmd->add_option("--dtype-b", o.dtype_b, "B's element type where it differs (fp8 only)");
   cmd->add_option("--scale-mode", o.scale_mode,

@@ -23,7 +23,12 @@ namespace tilegemm {
 // fp8_e4m3 and fp8_e5m2 are OCP FP8 (E4M3 "fn": no infinities, max 448; E5M2: IEEE-like, max
 // 57344): inputs, with optional scales (Scales below), and D of fp8 inputs (MatrixOutput below:
 // an output scale and amax). Otherwise D is fp32, fp16 or bf16.
-enum class DType { fp32, fp16, bf16, tf32, fp8_e4m3, fp8_e5m2 };
+// tf32 and tf32x3 are math modes of fp32 inputs (fp32 in memory): tf32 multiplies on the tensor
+// cores with each input rounded to 10 mantissa bits (cuBLAS's FAST_TF32); tf32x3 splits each input
+// x into big = tf32(x) and small = tf32(x - big) and sums three tensor-core products, small x big
+// + big x small + big x big, about fp32's accuracy (CUTLASS's 3xTF32; big x small's terms lose
+// 2^-22 relative, small x small's are dropped).
+enum class DType { fp32, fp16, bf16, tf32, fp8_e4m3, fp8_e5m2, tf32x3 };
 enum class Layout { row_major, col_major };
 enum class Activation { none, relu, leaky_relu, gelu, silu };
 enum class Backend { automatic, gpu, cpu };
@@ -43,7 +48,7 @@ std::optional<Backend> parse_backend(std::string_view text);
 enum class AutotunePolicy { off, on_miss, always };
 std::string_view to_string(AutotunePolicy policy);
 std::optional<AutotunePolicy> parse_autotune_policy(std::string_view text);  // off|on-miss|always
-// Size in bytes of one element of `dtype` as stored in memory (tf32 is stored as fp32).
+// Size in bytes of one element of `dtype` as stored in memory (tf32 and tf32x3 are stored as fp32).
 int dtype_size(DType dtype);
 
 // An input matrix: `rows x cols` is implied by the problem (A: M x K, B: K x N, C: M x N).

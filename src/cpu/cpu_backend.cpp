@@ -39,11 +39,11 @@ KernelConfig default_config() {
 namespace {
 
 // Values col0 .. col0 + count - 1 of row `row` of batch entry `batch` of `v`, as floats: a copy
-// where they lie contiguous in fp32 (or tf32) memory, else one conversion per element.
+// where they lie contiguous in fp32 (or tf32, tf32x3) memory, else one conversion per element.
 void load_row(const MatrixView& v, int64_t batch, int64_t row, int64_t col0, int count,
               float* out) {
   const int64_t first = v.offset(batch, row, col0);
-  if ((v.dtype == DType::fp32 || v.dtype == DType::tf32) && v.stride.col == 1) {
+  if (dtype_size(v.dtype) == 4 && v.stride.col == 1) {
     std::memcpy(out, static_cast<const float*>(v.data) + first, size_t(count) * sizeof(float));
     return;
   }

@@ -151,7 +151,7 @@ int64_t taken_rows(const WorkloadSpec& s) {
 
 DType default_output_dtype(DType input_dtype) {
   if (is_fp8(input_dtype)) return DType::bf16;
-  return input_dtype == DType::tf32 ? DType::fp32 : input_dtype;
+  return input_dtype == DType::tf32 || input_dtype == DType::tf32x3 ? DType::fp32 : input_dtype;
 }
 
 DType c_dtype(const WorkloadSpec& spec) {

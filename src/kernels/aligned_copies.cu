@@ -10,26 +10,57 @@
 namespace tilegemm::gpu {
 namespace {
 
+// tf32x3's parts (problem/aligned_copies.hpp): a copy's line holds `parts` parts `span` elements
+// apart, part p the small halves of the values where bit p of small_parts is set, else the big
+// ones (split_tf32). One part: the values themselves.
+struct Parts {
+  int parts = 1;
+  int64_t span = 0;
+  uint32_t small_parts = 0;
+};
+
+// tf32x3: four fp32 values (one 16-byte vector of the copy) split and written to each part of a
+// line at `to`.
+__device__ __forceinline__ void store_split(uint32_t* to, const uint32_t (&values)[4],
+                                            const Parts& parts) {
+  alignas(16) uint32_t big[4], small[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const Tf32Split s = split_tf32(bits_to_float(values[j]));
+    big[j] = float_bits(s.big), small[j] = float_bits(s.small);
+  }
+  for (int p = 0; p < parts.parts; ++p) {
+    *reinterpret_cast<uint4*>(to + p * parts.span) =
+        *reinterpret_cast<const uint4*>(parts.small_parts >> p & 1u ? small : big);
+  }
+}
+
 // Elements move as bits (uint8/16/32_t). One 16-byte vector of the copy per thread: lines along
-// grid y (and batch entries along z), vectors of a line along x. The source is read element by
-// element (its lines are not 16-byte aligned, which is why it is copied; consecutive threads still
-// read consecutive bytes), the copy written in 16-byte stores. The padding past `length` is
-// written with zeros.
+// grid y (and batch entries along z), vectors of a line (of each part's span) along x. The source
+// is read element by element (its lines are not 16-byte aligned, which is why it is copied;
+// consecutive threads still read consecutive bytes), the copy written in 16-byte stores. The
+// padding past `length` is written with zeros.
 template <typename T>
 __global__ void copy_lines(const T* __restrict__ source, int64_t source_ld, int64_t source_batch,
                            T* __restrict__ copy, int64_t ld, int64_t batch, int64_t lines,
-                           int64_t length, int64_t entries) {
+                           int64_t length, int64_t entries, Parts parts) {
   constexpr int V = 16 / sizeof(T);
   const int64_t first = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * V;
-  if (first >= ld) return;
+  if (first >= parts.span) return;
   for (int64_t e = blockIdx.z; e < entries; e += gridDim.z) {
     for (int64_t line = blockIdx.y; line < lines; line += gridDim.y) {
       const T* from = source + e * source_batch + line * source_ld + first;
       alignas(16) T values[V];
 #pragma unroll
       for (int j = 0; j < V; ++j) values[j] = first + j < length ? from[j] : T(0);
-      *reinterpret_cast<uint4*>(copy + e * batch + line * ld + first) =
-          *reinterpret_cast<const uint4*>(values);
+      T* to = copy + e * batch + line * ld + first;
+      if constexpr (sizeof(T) == 4) {
+        if (parts.parts > 1) {
+          store_split(to, values, parts);
+          continue;
+        }
+      }
+      *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(values);
     }
   }
 }
@@ -72,7 +103,7 @@ template <typename T, bool kVectorReads>
 __global__ void __launch_bounds__(kTransposeThreads)
     copy_transposed(const T* __restrict__ source, int64_t source_ld, int64_t source_batch,
                     T* __restrict__ copy, int64_t ld, int64_t batch, int64_t lines, int64_t length,
-                    int64_t entries) {
+                    int64_t entries, Parts parts) {
   using Vector = typename Quad<T>::Vector;
   constexpr int kPasses = kTransposeTile * kTransposeTile / 4 / kTransposeThreads;  // 4
   constexpr int kRowsPerPass = kTransposeThreads / (kTransposeTile / 4);            // 16
@@ -104,10 +135,17 @@ __global__ void __launch_bounds__(kTransposeThreads)
       for (int pass = 0; pass < kPasses; ++pass) {
         const int r = row + pass * kRowsPerPass;
         const int64_t line = line0 + r, j = j0 + 4 * quad;
-        if (line < lines && j < ld) {
-          const T v[4] = {tile[4 * quad][r], tile[4 * quad + 1][r], tile[4 * quad + 2][r],
-                          tile[4 * quad + 3][r]};
-          *reinterpret_cast<Vector*>(copy + e * batch + line * ld + j) = Quad<T>::pack(v);
+        if (line < lines && j < parts.span) {
+          alignas(16) const T v[4] = {tile[4 * quad][r], tile[4 * quad + 1][r],
+                                      tile[4 * quad + 2][r], tile[4 * quad + 3][r]};
+          T* to = copy + e * batch + line * ld + j;
+          if constexpr (sizeof(T) == 4) {
+            if (parts.parts > 1) {
+              store_split(to, v, parts);
+              continue;
+            }
+          }
+          *reinterpret_cast<Vector*>(to) = Quad<T>::pack(v);
         }
       }
       __syncthreads();
@@ -115,11 +153,13 @@ __global__ void __launch_bounds__(kTransposeThreads)
   }
 }
 
+Parts parts_of(const OperandCopy& c) { return {c.parts, c.part_span(), c.small_parts}; }
+
 template <typename T>
 Status launch_transposed_copy(const void* source, void* workspace, const OperandCopy& c,
                               cudaStream_t stream) {
   const int64_t line_tiles = (c.lines + kTransposeTile - 1) / kTransposeTile;
-  const dim3 grid(unsigned((c.ld + kTransposeTile - 1) / kTransposeTile),
+  const dim3 grid(unsigned((c.part_span() + kTransposeTile - 1) / kTransposeTile),
                   unsigned(line_tiles < 65535 ? line_tiles : 65535),
                   unsigned(c.entries < 65535 ? c.entries : 65535));
   const auto* from = static_cast<const T*>(source);
@@ -128,7 +168,8 @@ Status launch_transposed_copy(const void* source, void* workspace, const Operand
                        c.source_ld % 4 == 0 && (c.entries == 1 || c.source_batch_stride % 4 == 0);
   const auto kernel = vectors ? copy_transposed<T, true> : copy_transposed<T, false>;
   kernel<<<grid, kTransposeThreads, 0, stream>>>(from, c.source_ld, c.source_batch_stride, to, c.ld,
-                                                 c.batch_stride, c.lines, c.length, c.entries);
+                                                 c.batch_stride, c.lines, c.length, c.entries,
+                                                 parts_of(c));
   return check_launch("transposed copy (copy_transposed)");
 }
 
@@ -142,14 +183,14 @@ Status launch_copy(const void* source, void* workspace, const OperandCopy& c, cu
     }
   }
   constexpr int kThreads = 128, V = 16 / sizeof(T);
-  const int64_t vectors = c.ld / V;
+  const int64_t vectors = c.part_span() / V;
   const dim3 grid(unsigned((vectors + kThreads - 1) / kThreads),
                   unsigned(c.lines < 65535 ? c.lines : 65535),
                   unsigned(c.entries < 65535 ? c.entries : 65535));
   copy_lines<T><<<grid, kThreads, 0, stream>>>(
       static_cast<const T*>(source), c.source_ld, c.source_batch_stride,
       reinterpret_cast<T*>(static_cast<char*>(workspace) + c.offset), c.ld, c.batch_stride, c.lines,
-      c.length, c.entries);
+      c.length, c.entries, parts_of(c));
   return check_launch("aligned copy (copy_lines)");
 }
 
@@ -171,6 +212,8 @@ Status copy_operand(const MatrixInput& in, const OperandCopy& c, void* workspace
 AlignedCopyPlan copy_plan(const GemmProblem& p, const GemmOptions& options) {
   // A grouped problem's operands are taken as they are (the copies know no groups).
   if (p.groups.rows != GroupRows::none) return {};
+  // tf32x3 is the tf32 kernels' product of the split copies, for any kernel and size.
+  if (p.a.dtype == DType::tf32x3) return plan_tf32x3_copies(p);
   const bool automatic = options.kernel.empty() || options.kernel == "auto";
   const Kernel* sm90 = find_kernel("sm90");
   if (sm90 != nullptr && (automatic || options.kernel == "sm90")) {
@@ -196,6 +239,11 @@ Status AlignedCopies::make(const GemmProblem& p, const AlignedCopyPlan& plan,
   void* memory = nullptr;
   if (Status s = workspace.take(size_t(plan.workspace_bytes), "the aligned copies", &memory);
       !s.ok() || memory == nullptr) {
+    if (s.ok() && plan.splits()) {  // no kernel takes tf32x3 unsplit
+      return {StatusCode::invalid_argument, "tf32x3 needs " + std::to_string(plan.workspace_bytes) +
+                                                " bytes of workspace for its split operands; " +
+                                                workspace.shortfall()};
+    }
     return s;
   }
   const auto stream = static_cast<cudaStream_t>(p.stream);

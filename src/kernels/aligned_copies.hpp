@@ -14,7 +14,7 @@ namespace tilegemm::gpu {
 // sm90 kernel (auto or named, where this device and build have it and it takes the copies),
 // tf32 operands that are not K-major, transposed, and operands onto 128-byte lines (16-bit ones
 // each on its own, tf32 ones in pairs), where the problem outweighs the copy
-// (problem/aligned_copies.hpp).
+// (problem/aligned_copies.hpp); for tf32x3, both operands split into their tf32 parts.
 AlignedCopyPlan copy_plan(const GemmProblem& p, const GemmOptions& options);
 
 // The copies of one GEMM call: make() takes their memory from the call's workspace and enqueues

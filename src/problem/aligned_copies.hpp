@@ -10,6 +10,11 @@
 // The same copy can also transpose: Hopper's wgmma reads tf32 operands K-major only (row-major A,
 // column-major B), so a tf32 problem bound for the sm90 kernel gets its MN-major operands copied
 // K-major (one read and one write, as for alignment), where the kernel choice asks for it.
+// tf32x3 (three TF32 products for about fp32's accuracy) is made of copies too: each operand is
+// copied K-major in three parts along K, A as [small | big | big] and B as [big | small | big],
+// where x = big + small splits each value into two tf32 values (problem/dtype.hpp: split_tf32),
+// and the tf32 kernels multiply the copies over three times K: small x big + big x small + big x
+// big. The small products come first, so that they are summed before the large ones.
 // This header is the plan (which operands, their new layout and leading dimensions, where they go
 // in one workspace); kernels/aligned_copies.cu decides on the transposes and makes the copies.
 // Host only, unit-tested (tests/host/test_aligned_copies.cpp).
@@ -75,12 +80,28 @@ struct OperandCopy {
   int64_t entries = 0;               // batch entries copied (1 when the operand is shared)
   int64_t offset = 0;                // bytes from the workspace's start
   int64_t bytes = 0;
+  // tf32x3: each line holds `parts` parts of `part_length` elements (`length` of the source's,
+  // then zeros), part p of them the small halves where bit p of `small_parts` is set, else the
+  // big ones; ld is parts x part_length. Otherwise one part, the line itself.
+  int parts = 1;
+  int64_t part_length = 0;
+  uint32_t small_parts = 0;
+  // The elements of each line the copy kernel writes once per part.
+  int64_t part_span() const { return parts > 1 ? part_length : ld; }
 };
+
+// tf32x3's parts: three along K, each padded to whole slices of K of the tf32 kernels (32
+// values), so that every part starts on a 128-byte line.
+inline constexpr int kTf32x3Parts = 3;
+inline constexpr int64_t kTf32x3PartAlignment = 32;
+inline constexpr uint32_t kTf32x3SmallPartsA = 0b001;  // A: [small | big | big]
+inline constexpr uint32_t kTf32x3SmallPartsB = 0b010;  // B: [big | small | big]
 
 struct AlignedCopyPlan {
   OperandCopy a, b;
   int64_t workspace_bytes = 0;
   bool any() const { return a.needed || b.needed; }
+  bool splits() const { return a.parts > 1; }  // tf32x3: both operands, in parts
 };
 
 // x rounded up to a multiple of `multiple`.
@@ -192,6 +213,40 @@ inline AlignedCopyPlan plan_aligned_copies(const GemmProblem& p, bool enabled = 
   return plan;
 }
 
+// tf32x3's copies of `p` (a.dtype tf32x3): A row-major and B column-major, each line three parts
+// along K (kTf32x3SmallPartsA/B), at any size: no kernel multiplies tf32x3 itself.
+inline AlignedCopyPlan plan_tf32x3_copies(const GemmProblem& p) {
+  AlignedCopyPlan plan;
+  if (p.m == 0 || p.n == 0 || p.k == 0) return plan;
+  const auto split = [&](const MatrixInput& in, int64_t rows, int64_t cols, Layout layout,
+                         uint32_t small_parts) {
+    OperandCopy c;
+    c.needed = true;  // also where the operand is already K-major and aligned
+    c.transposed = layout != in.layout;
+    c.layout = layout;
+    c.lines = layout == Layout::row_major ? rows : cols;
+    c.length = layout == Layout::row_major ? cols : rows;
+    c.source_ld = effective_ld(in.ld, in.layout, rows, cols);
+    c.source_batch_stride = in.batch_stride;
+    c.entries = in.batch_stride == 0 ? 1 : p.batch_count;
+    c.parts = kTf32x3Parts;
+    c.part_length = round_up(c.length, kTf32x3PartAlignment);
+    c.small_parts = small_parts;
+    c.ld = c.parts * c.part_length;
+    c.batch_stride = in.batch_stride == 0 ? 0 : c.lines * c.ld;
+    constexpr int64_t kMaxCopyBytes = int64_t(1) << 61;  // as plan_operand_copy's
+    c.bytes = double(c.entries) * double(c.lines) * double(c.ld) * 4 < double(kMaxCopyBytes)
+                  ? c.entries * c.lines * c.ld * 4
+                  : kMaxCopyBytes;
+    return c;
+  };
+  plan.a = split(p.a, p.m, p.k, Layout::row_major, kTf32x3SmallPartsA);
+  plan.b = split(p.b, p.k, p.n, Layout::col_major, kTf32x3SmallPartsB);
+  plan.b.offset = round_up(plan.a.bytes, kWorkspaceAlignment);
+  plan.workspace_bytes = plan.b.offset + plan.b.bytes;
+  return plan;
+}
+
 // The problem as the kernels see it once the copies are made in `workspace`.
 inline GemmProblem with_aligned_copies(const GemmProblem& p, const AlignedCopyPlan& plan,
                                        void* workspace) {
@@ -205,6 +260,10 @@ inline GemmProblem with_aligned_copies(const GemmProblem& p, const AlignedCopyPl
   };
   use(q.a, plan.a);
   use(q.b, plan.b);
+  if (plan.splits()) {  // tf32x3: a tf32 product over the parts
+    q.k = plan.a.ld;
+    q.a.dtype = q.b.dtype = DType::tf32;
+  }
   return q;
 }
 
@@ -219,6 +278,11 @@ inline std::string describe(const AlignedCopyPlan& plan) {
     if (c.transposed) out += c.layout == Layout::row_major ? "row-major ld " : "column-major ld ";
     out += std::to_string(c.ld);
   };
+  if (plan.splits()) {
+    return "tf32x3: A and B split into tf32 parts first (A row-major [small | big | big], B "
+           "column-major [big | small | big]; K " +
+           std::to_string(plan.a.length) + " -> " + std::to_string(plan.a.ld) + ")";
+  }
   add("a", plan.a);
   add("b", plan.b);
   return out.empty() ? out : "operands copied to 128-byte aligned lines first: " + out;

@@ -102,6 +102,20 @@ TILEGEMM_HOST_DEVICE inline float round_to_tf32(float x) {
   return bits_to_float(u & 0xffffe000u);
 }
 
+// tf32x3: x as big + small, two tf32 values: big = tf32(x), small = tf32(x - big) (x - big is
+// exact in fp32), so that big + small holds 21 or more of x's 24 bits. Where tf32(x) would round
+// past the largest float, big is x cut to tf32 instead; infinities and NaN pass as big, small 0.
+struct Tf32Split {
+  float big, small;
+};
+TILEGEMM_HOST_DEVICE inline Tf32Split split_tf32(float x) {
+  const uint32_t u = float_bits(x);
+  if ((u & 0x7f800000u) == 0x7f800000u) return {x, 0.0f};
+  float big = round_to_tf32(x);
+  if ((float_bits(big) & 0x7f800000u) == 0x7f800000u) big = bits_to_float(u & 0xffffe000u);
+  return {big, round_to_tf32(x - big)};
+}
+
 TILEGEMM_HOST_DEVICE constexpr bool is_fp8(DType d) {
   return d == DType::fp8_e4m3 || d == DType::fp8_e5m2;
 }

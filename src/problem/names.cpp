@@ -17,6 +17,8 @@ std::string_view to_string(DType dtype) {
       return "fp8_e4m3";
     case DType::fp8_e5m2:
       return "fp8_e5m2";
+    case DType::tf32x3:
+      return "tf32x3";
   }
   return "?";
 }
@@ -52,11 +54,12 @@ std::string_view to_string(Backend backend) {
 }
 
 std::optional<DType> parse_dtype(std::string_view s) {
-  for (DType d :
-       {DType::fp32, DType::fp16, DType::bf16, DType::tf32, DType::fp8_e4m3, DType::fp8_e5m2}) {
+  for (DType d : {DType::fp32, DType::fp16, DType::bf16, DType::tf32, DType::tf32x3,
+                  DType::fp8_e4m3, DType::fp8_e5m2}) {
     if (s == to_string(d)) return d;
   }
-  if (s == "fp8") return DType::fp8_e4m3;  // the usual fp8 of weights and activations
+  if (s == "3xtf32") return DType::tf32x3;  // CUTLASS's name
+  if (s == "fp8") return DType::fp8_e4m3;   // the usual fp8 of weights and activations
   return std::nullopt;
 }
 

@@ -29,23 +29,24 @@ std::optional<int64_t> checked_add(int64_t x, int64_t y) {
 }
 
 bool is_storage_dtype(DType d) { return d == DType::fp32 || d == DType::fp16 || d == DType::bf16; }
-bool is_known_dtype(DType d) { return int(d) >= 0 && int(d) <= int(DType::fp8_e5m2); }
+bool is_known_dtype(DType d) { return int(d) >= 0 && int(d) <= int(DType::tf32x3); }
+bool is_tf32_mode(DType d) { return d == DType::tf32 || d == DType::tf32x3; }
 
-// A and B may be tf32 (fp32 in memory, TF32 tensor-core math) or fp8; D may be fp8 (check_fp8_d
-// says when); C and bias are storage types.
+// A and B may be tf32 or tf32x3 (fp32 in memory, math on TF32 tensor cores) or fp8; D may be fp8
+// (check_fp8_d says when); C and bias are storage types.
 Status check_dtype(const char* name, DType d, bool input_operand, bool fp8_output = false) {
   if (!is_known_dtype(d)) {
     return invalid(std::string(name) + ".dtype is not a DType (value " + std::to_string(int(d)) +
                    ")");
   }
-  if (is_storage_dtype(d) || (input_operand && (d == DType::tf32 || is_fp8(d))) ||
+  if (is_storage_dtype(d) || (input_operand && (is_tf32_mode(d) || is_fp8(d))) ||
       (fp8_output && is_fp8(d))) {
     return Status::success();
   }
-  if (d == DType::tf32) {
-    return {StatusCode::not_supported,
-            std::string(name) +
-                ".dtype tf32 is a math mode of the inputs A and B, not a storage type; use fp32"};
+  if (is_tf32_mode(d)) {
+    return {StatusCode::not_supported, std::string(name) + ".dtype " + std::string(to_string(d)) +
+                                           " is a math mode of the inputs A and B, not a "
+                                           "storage type; use fp32"};
   }
   return {StatusCode::not_supported, std::string(name) + ".dtype " + std::string(to_string(d)) +
                                          " is not supported as an output; use fp32, fp16 or bf16"};

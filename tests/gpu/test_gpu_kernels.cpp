@@ -226,6 +226,45 @@ TEST_F(GpuKernels, LargeUnalignedProblemsRunOnAlignedCopies) {
       }
 }
 
+// tf32x3: A and B split into their tf32 halves (problem/aligned_copies.hpp) and multiplied by the
+// tf32 kernels over three times K. Every layout of A and B, a padded leading dimension, a batch,
+// the whole epilogue and a K off every multiple of 32, against the
+// float64 reference at fp32's tolerance; on the same inputs its error stays near fp32's (the
+// CUDA-core kernels) and far below a single tf32 product's.
+TEST_F(GpuKernels, Tf32x3RunsOnSplitCopiesAtAboutFp32sAccuracy) {
+  uint64_t seed = 4000;
+  for (Layout la : {Layout::row_major, Layout::col_major})
+    for (Layout lb : {Layout::row_major, Layout::col_major}) {
+      WorkloadSpec s = spec_of(300, 260, 517, DType::tf32x3);
+      s.layout_a = la, s.layout_b = lb;
+      s.lda = la == Layout::row_major ? 521 : 303;
+      s.batch_count = 2;
+      s.beta = 0.5f;
+      s.bias = true;
+      s.activation = Activation::gelu;
+      s.seed = seed++;
+      const auto error_of = [&](DType dtype, GemmReport* report) {
+        WorkloadSpec t = s;
+        t.input_dtype = dtype;
+        std::unique_ptr<harness::Workload> w;
+        const Status status = run_on_gpu(t, &w, report);
+        EXPECT_TRUE(status.ok()) << status.message << " | " << testing::describe(t);
+        if (!status.ok() || !w->fetch_output().ok()) return 1.0;
+        return w->check(1e12);
+      };
+      GemmReport report, other;
+      const double split = error_of(DType::tf32x3, &report);
+      EXPECT_LE(split, harness::tolerance_for(DType::tf32x3, DType::fp32))
+          << testing::describe(s) << " kernel=" << report.kernel;
+      EXPECT_TRUE(contains(report.aligned_copies, "tf32x3: A and B split into tf32 parts"))
+          << report.aligned_copies;
+      const double fp32 = error_of(DType::fp32, &other);
+      const double tf32 = error_of(DType::tf32, &other);
+      EXPECT_LE(split, 10 * fp32) << testing::describe(s) << " fp32 " << fp32;
+      EXPECT_LE(split * 10, tf32) << testing::describe(s) << " tf32 " << tf32;
+    }
+}
+
 TEST_F(GpuKernels, AlignedPaddedLeadingDimsTakeTheVectorPath) {
   // K = 75 inside rows padded to 80: the last 16-byte chunk of each row is partly outside K.
   for (const KernelCase& kc : every_kernel_config())

@@ -2,6 +2,7 @@
 // run, with what leading dimension, batch stride and place in the workspace.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdint>
 
 #include "problem/aligned_copies.hpp"
@@ -294,6 +295,61 @@ TEST(AlignedCopyPlan, Fp8OperandsAreCopiedKMajorAtAnySize) {
   // Without `required` the same problem is left alone; with copies turned off, too.
   EXPECT_FALSE(plan_aligned_copies(p, true, CopyGoals{.k_major = true}).any());
   EXPECT_FALSE(plan_aligned_copies(p, false, kFp8).any());
+}
+
+TEST(AlignedCopyPlan, Tf32x3SplitsBothOperandsKMajorInThreePartsAtAnySize) {
+  // Column-major A (transposed to row-major), column-major B (already K-major), a batch of 2 with
+  // B shared: small, aligned or not, both are split, A as [small | big | big] and B as
+  // [big | small | big], each part K rounded up to 32 values.
+  GemmProblem p = problem(70, 50, 45, DType::tf32x3);
+  p.a.layout = Layout::col_major;
+  p.b.layout = Layout::col_major;
+  p.batch_count = 2;
+  p.a.batch_stride = 70 * 45;
+  const AlignedCopyPlan plan = plan_tf32x3_copies(p);
+  ASSERT_TRUE(plan.a.needed && plan.b.needed && plan.splits());
+  EXPECT_TRUE(plan.a.transposed);
+  EXPECT_EQ(plan.a.layout, Layout::row_major);
+  EXPECT_EQ(plan.a.lines, 70);
+  EXPECT_EQ(plan.a.length, 45);
+  EXPECT_EQ(plan.a.source_ld, 70);
+  EXPECT_EQ(plan.a.parts, 3);
+  EXPECT_EQ(plan.a.part_length, 64);
+  EXPECT_EQ(plan.a.part_span(), 64);
+  EXPECT_EQ(plan.a.ld, 192);
+  EXPECT_EQ(plan.a.small_parts, kTf32x3SmallPartsA);
+  EXPECT_EQ(plan.a.entries, 2);
+  EXPECT_EQ(plan.a.batch_stride, 70 * 192);
+  EXPECT_FALSE(plan.b.transposed);
+  EXPECT_EQ(plan.b.layout, Layout::col_major);
+  EXPECT_EQ(plan.b.lines, 50);
+  EXPECT_EQ(plan.b.ld, 192);
+  EXPECT_EQ(plan.b.small_parts, kTf32x3SmallPartsB);
+  EXPECT_EQ(plan.b.entries, 1);
+  EXPECT_EQ(plan.b.batch_stride, 0);
+  EXPECT_EQ(plan.a.bytes, 2 * 70 * 192 * 4);
+  EXPECT_EQ(plan.b.offset % kWorkspaceAlignment, 0);
+  EXPECT_EQ(plan.workspace_bytes, plan.b.offset + 50 * 192 * 4);
+  // Exactly one of A's and B's parts holds small halves at each place along K, and the last
+  // part of each holds big ones: small x big + big x small + big x big.
+  for (int part = 0; part < kTf32x3Parts; ++part) {
+    const bool small_a = kTf32x3SmallPartsA >> part & 1u, small_b = kTf32x3SmallPartsB >> part & 1u;
+    EXPECT_FALSE(small_a && small_b) << part;
+  }
+  EXPECT_EQ(std::popcount(kTf32x3SmallPartsA) + std::popcount(kTf32x3SmallPartsB), 2);
+  // The kernels see a tf32 problem over the three parts.
+  const GemmProblem q = with_aligned_copies(p, plan, const_cast<void*>(address()));
+  EXPECT_EQ(q.k, 192);
+  EXPECT_EQ(q.a.dtype, DType::tf32);
+  EXPECT_EQ(q.b.dtype, DType::tf32);
+  EXPECT_EQ(q.a.ld, 192);
+  EXPECT_EQ(q.b.layout, Layout::col_major);
+  EXPECT_EQ(describe(plan),
+            "tf32x3: A and B split into tf32 parts first (A row-major [small | big | big], B "
+            "column-major [big | small | big]; K 45 -> 192)");
+  // An empty problem has nothing to split.
+  p.k = 0;
+  EXPECT_FALSE(plan_tf32x3_copies(p).any());
 }
 
 }  // namespace

@@ -362,22 +362,52 @@ TEST(Fp8Scales, ATileReadsItsRowsAndColumnBlocksAtEveryKBlock) {
 namespace tilegemm {
 namespace {
 
-// tf32 on the CPU backend: the inputs rounded to TF32 to nearest, ties to even, as the Hopper
-// kernel's (GPU test Tf32InputsAreRoundedToNearest, whose values these are).
-TEST(CpuBackend, Tf32InputsAreRoundedToNearestEven) {
-  constexpr int64_t kM = 4, kN = 8, kK = 64;
-  const float u = 1.0f / 1024;
-  const float rows[kM] = {1 + 0.75f * u, 1 + 0.5f * u, 1 + 0.25f * u, -(1 + 0.5f * u)};
-  const float expected[kM] = {kK * (1 + u), float(kK), float(kK), -float(kK)};
-  std::vector<float> a(kM * kK), b(kK * kN, 1.0f), d(kM * kN, -1.0f);
-  for (int64_t i = 0; i < kM * kK; ++i) a[i] = rows[i / kK];
+// Rows of values that TF32 rounds up, down, to even and by magnitude (GPU test
+// Tf32InputsAreRoundedToNearest has the same), times B of ones over K = 64: the CPU backend's D
+// for inputs of `dtype`.
+constexpr int64_t kRoundedM = 4, kRoundedN = 8, kRoundedK = 64;
+constexpr float kUlp = 1.0f / 1024;
+constexpr float kRoundedRows[kRoundedM] = {1 + 0.75f * kUlp, 1 + 0.5f * kUlp, 1 + 0.25f * kUlp,
+                                           -(1 + 0.5f * kUlp)};
+std::vector<float> ones_product_of_rounded_rows(DType dtype) {
+  std::vector<float> a(kRoundedM * kRoundedK), b(kRoundedK * kRoundedN, 1.0f);
+  std::vector<float> d(kRoundedM * kRoundedN, -1.0f);
+  for (int64_t i = 0; i < kRoundedM * kRoundedK; ++i) a[i] = kRoundedRows[i / kRoundedK];
   GemmProblem p;
-  p.m = kM, p.n = kN, p.k = kK;
-  p.a = {a.data(), DType::tf32, Layout::row_major};
-  p.b = {b.data(), DType::tf32, Layout::row_major};
+  p.m = kRoundedM, p.n = kRoundedN, p.k = kRoundedK;
+  p.a = {a.data(), dtype, Layout::row_major};
+  p.b = {b.data(), dtype, Layout::row_major};
   p.d = {d.data(), DType::fp32, Layout::row_major};
-  ASSERT_TRUE(gemm(p, cpu_backend()).ok());
-  for (int64_t i = 0; i < kM * kN; ++i) EXPECT_EQ(d[i], expected[i / kN]) << "row " << i / kN;
+  EXPECT_TRUE(gemm(p, cpu_backend()).ok());
+  return d;
+}
+
+// tf32 on the CPU backend: the inputs rounded to TF32 to nearest, ties to even, as the Hopper
+// kernel's.
+TEST(CpuBackend, Tf32InputsAreRoundedToNearestEven) {
+  const float expected[kRoundedM] = {kRoundedK * (1 + kUlp), float(kRoundedK), float(kRoundedK),
+                                     -float(kRoundedK)};
+  const std::vector<float> d = ones_product_of_rounded_rows(DType::tf32);
+  for (int64_t i = 0; i < kRoundedM * kRoundedN; ++i)
+    EXPECT_EQ(d[i], expected[i / kRoundedN]) << "row " << i / kRoundedN;
+}
+
+// tf32x3 on the CPU backend: the fp32 products (at least as accurate as three TF32 products), so
+// the same inputs keep their bits and give their exact sums; and on random data of every layout,
+// the float64 reference's result.
+TEST(CpuBackend, Tf32x3InputsKeepTheirFp32Bits) {
+  const std::vector<float> d = ones_product_of_rounded_rows(DType::tf32x3);
+  for (int64_t i = 0; i < kRoundedM * kRoundedN; ++i)
+    EXPECT_EQ(d[i], kRoundedK * kRoundedRows[i / kRoundedN]) << "row " << i / kRoundedN;
+  for (Layout la : {Layout::row_major, Layout::col_major})
+    for (Layout lb : {Layout::row_major, Layout::col_major}) {
+      WorkloadSpec s;
+      s.m = 37, s.n = 45, s.k = 300;
+      s.input_dtype = DType::tf32x3;
+      s.layout_a = la, s.layout_b = lb;
+      s.seed = 77;
+      expect_matches_reference(s, cpu());
+    }
 }
 
 // The CPU backend's products with every instruction set this CPU has (plain, AVX2, AVX-512), on

@@ -119,5 +119,40 @@ TEST(Fp8, RoundsToNearestEvenAndSaturates) {
       fp8_bits_to_float(float_to_fp8_bits(std::nanf(""), e5m2_format()), e5m2_format())));
 }
 
+// Whether x has TF32's 10 mantissa bits at most (the low 13 bits of its fp32 pattern are zero).
+bool is_tf32(float x) { return (float_bits(x) & 0x1fffu) == 0; }
+
+TEST(Tf32x3, BigPlusSmallHoldsAllButTheLastBitsOfEveryValue) {
+  // On random values of every exponent, both halves are tf32 values and big + small is x to
+  // within 2^-21 of x (the bits below small's 11 are dropped).
+  uint64_t state = 12345;
+  for (int i = 0; i < 200000; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const float x = bits_to_float(uint32_t(state >> 32) & 0xff7fffffu);  // finite
+    // (Near the subnormals small's lost bits are a fixed quantum, not a fraction of x.)
+    if (std::fabs(x) < 1e-30f) continue;
+    const Tf32Split s = split_tf32(x);
+    ASSERT_TRUE(is_tf32(s.big) && is_tf32(s.small)) << x;
+    const double sum = double(s.big) + double(s.small);
+    ASSERT_LE(std::fabs(sum - double(x)), std::ldexp(std::fabs(double(x)), -21)) << x;
+    ASSERT_LE(std::fabs(double(s.small)), std::ldexp(std::fabs(double(x)), -10)) << x;
+  }
+  // A tf32 value is its own big half; the largest floats keep a finite big half (cut, not
+  // rounded up past the range); infinities and NaN pass as big with a zero small half.
+  EXPECT_EQ(split_tf32(1.5f).big, 1.5f);
+  EXPECT_EQ(split_tf32(1.5f).small, 0.0f);
+  const float max = std::numeric_limits<float>::max();
+  EXPECT_TRUE(std::isfinite(split_tf32(max).big));
+  EXPECT_LE(std::fabs(double(split_tf32(max).big) + double(split_tf32(max).small) - double(max)),
+            std::ldexp(double(max), -21));
+  EXPECT_EQ(split_tf32(-max).big, -split_tf32(max).big);
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(split_tf32(inf).big, inf);
+  EXPECT_EQ(split_tf32(inf).small, 0.0f);
+  EXPECT_EQ(split_tf32(-inf).big, -inf);
+  EXPECT_TRUE(std::isnan(split_tf32(std::nanf("")).big));
+  EXPECT_EQ(split_tf32(std::nanf("")).small, 0.0f);
+}
+
 }  // namespace
 }  // namespace tilegemm

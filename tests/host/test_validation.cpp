@@ -267,16 +267,23 @@ TEST(Validation, ScalesAreCheckedAndNamed) {
 TEST(Validation, UnsupportedTypes) {
   expect_rejected([](HostProblem& h) { h.p.d.dtype = DType::tf32; }, StatusCode::not_supported,
                   "d.dtype tf32 is a math mode of the inputs A and B, not a storage type");
+  expect_rejected([](HostProblem& h) { h.p.d.dtype = DType::tf32x3; }, StatusCode::not_supported,
+                  "d.dtype tf32x3 is a math mode of the inputs A and B, not a storage type");
   expect_rejected([](HostProblem& h) { h.p.b.dtype = DType::fp16; }, StatusCode::not_supported,
                   "a.dtype (fp32) and b.dtype (fp16) must be the same");
   expect_rejected([](HostProblem& h) { h.p.d.dtype = DType::fp8_e4m3; }, StatusCode::not_supported,
                   "d.dtype fp8_e4m3 needs fp8 inputs (a.dtype is fp32)");
-  expect_rejected(
-      [](HostProblem& h) {
-        h.p.a.dtype = DType::fp8_e4m3;
-        h.p.b.dtype = DType::bf16;
-      },
-      StatusCode::not_supported, "a.dtype (fp8_e4m3) and b.dtype (bf16) must be the same");
+  for (const auto& [a, b] :
+       {std::pair{DType::fp8_e4m3, DType::bf16}, std::pair{DType::tf32x3, DType::tf32}}) {
+    expect_rejected(
+        [a, b](HostProblem& h) {
+          h.p.a.dtype = a;
+          h.p.b.dtype = b;
+        },
+        StatusCode::not_supported,
+        "a.dtype (" + std::string(to_string(a)) + ") and b.dtype (" + std::string(to_string(b)) +
+            ") must be the same");
+  }
   expect_rejected([](HostProblem& h) { h.p.a.dtype = static_cast<DType>(42); },
                   StatusCode::invalid_argument, "a.dtype is not a DType (value 42)");
   expect_rejected(
