@@ -120,6 +120,24 @@ BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o,
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
   const auto ours = to_host_doubles(p.d.data, p.m * p.n, p.d.dtype);
   const auto theirs = compared ? to_host_doubles(cublas_d, p.m * p.n, p.d.dtype) : ours;
+  // tf32x3 offers SGEMM's accuracy: each one's error against the float64 reference, on the same
+  // rows (cuBLAS's output checked from the workload's D).
+  std::string reference_note;
+  if (dtype == DType::tf32x3 && compared) {
+    const auto reference_error_of = [&] {
+      if (Status s = w->fetch_output(); !s.ok()) fail(s.message);
+      return w->check(2e10);
+    };
+    const double our_error = reference_error_of();
+    if (cudaMemcpy(p.d.data, cublas_d, d_bytes, cudaMemcpyDeviceToDevice) != cudaSuccess) {
+      fail("copying cuBLAS's output failed");
+    }
+    char text[128];
+    std::snprintf(text, sizeof text,
+                  "rel.err against the float64 reference: tilegemm %.2e, cuBLAS SGEMM %.2e",
+                  our_error, reference_error_of());
+    reference_note = text;
+  }
   cudaFree(cublas_d);
   double reference_error = 0.0;
   if (!compared) {
@@ -137,7 +155,7 @@ BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o,
     r.dtype += "x" + std::string(to_string(*spec.input_dtype_b));
   }
   if (spec.scale_mode != ScaleMode::none) r.dtype += "/" + std::string(to_string(spec.scale_mode));
-  if (is_fp8(dtype) && spec.fast_accumulation) r.dtype += "/fast";
+  if ((is_fp8(dtype) || dtype == DType::tf32x3) && spec.fast_accumulation) r.dtype += "/fast";
   if (p.d.dtype != harness::default_output_dtype(dtype)) {
     r.dtype += "->" + std::string(to_string(p.d.dtype));  // D's type, where --out-dtype set it
   }
@@ -155,6 +173,7 @@ BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o,
   // Same measure as `run --check`; NaN or inf in our output reads as +inf.
   r.relative_error = compared ? reference::relative_error(ours, theirs) : reference_error;
   r.note = report.aligned_copies;
+  if (!reference_note.empty()) r.note += std::string(r.note.empty() ? "" : "; ") + reference_note;
   if (!compared) {
     r.note += std::string(r.note.empty() ? "" : "; ") + theirs_ran.message +
               " (rel.err against the float64 reference)";
@@ -408,7 +427,8 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--dtype-b", o.dtype_b, "B's element type where it differs (fp8 only)");
   cmd->add_option("--scale-mode", o.scale_mode, "fp8: none, tensor, channel or block scales")
       ->capture_default_str();
-  cmd->add_flag("--fast-accum", o.fast_accum, "fp8: fast accumulation (both libraries)");
+  cmd->add_flag("--fast-accum", o.fast_accum,
+                "fp8: fast accumulation (both libraries); tf32x3: tilegemm's");
   cmd->add_option("--out-dtype", o.out_dtype,
                   "D's type where it differs from --dtype's default, e.g. fp8_e4m3 (with D's "
                   "scale and amax, both libraries)");

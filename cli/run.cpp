@@ -304,7 +304,8 @@ void add_run_command(CLI::App& app) {
                   "(1x128 of A, 128x128 of B), or none")
       ->capture_default_str();
   cmd->add_flag("--fast-accum", o.fast_accum,
-                "fp8: keep the tensor cores' own sums over all of K (faster, less accurate)");
+                "fp8 and tf32x3: keep the tensor cores' own sums over all of K (faster, less "
+                "accurate)");
   cmd->add_option("--out-dtype", o.out_dtype,
                   "D's element type, and C's (default: --dtype; fp32 for tf32, bf16 for fp8). "
                   "fp8_e4m3 or fp8_e5m2 from fp8 inputs: C and bias in bf16, D scaled by a "

@@ -234,7 +234,7 @@ AlignedCopyPlan copy_plan(const GemmProblem& p, const GemmOptions& options) {
 
 Status AlignedCopies::make(const GemmProblem& p, const AlignedCopyPlan& plan,
                            Workspace& workspace) {
-  problem_ = p;
+  problem_ = with_aligned_copies(p, AlignedCopyPlan{}, nullptr);  // the kernels' view, uncopied
   if (!plan.any()) return Status::success();
   void* memory = nullptr;
   if (Status s = workspace.take(size_t(plan.workspace_bytes), "the aligned copies", &memory);

@@ -37,6 +37,13 @@ struct ElementKind {
 using Fp16 = ElementKind<__half, DType::fp16, true, false>;
 using Bf16 = ElementKind<__nv_bfloat16, DType::bf16, true, false>;
 using Tf32 = ElementKind<float, DType::tf32, false, true>;  // fp32 in memory, TF32 math
+// tf32 whose sums the sm90 consumers move into fp32 registers after every 32 values of K, as
+// fp8's (below): the tensor cores truncate the fp32 sums they keep, so over a long K their error
+// grows with K, past fp32's. tf32x3 takes it (problem/aligned_copies.hpp), for whom that error
+// would be most of its own.
+struct Tf32Promoted : Tf32 {
+  static constexpr bool kPromotes = true;
+};
 
 // fp8 inputs (sm90 only): A and B each e4m3 or e5m2, one byte a value, 32 values of K per wgmma,
 // read K-major only (wgmma has no transpose for 8-bit types). The tensor cores' fp8 sums keep

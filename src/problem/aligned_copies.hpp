@@ -14,7 +14,9 @@
 // copied K-major in three parts along K, A as [small | big | big] and B as [big | small | big],
 // where x = big + small splits each value into two tf32 values (problem/dtype.hpp: split_tf32),
 // and the tf32 kernels multiply the copies over three times K: small x big + big x small + big x
-// big. The small products come first, so that they are summed before the large ones.
+// big. The small products come first, so that they are summed before the large ones. The
+// tensor cores truncate the fp32 sums they keep, so the sm90 kernel moves tf32x3's into fp32
+// registers every 32 values of K (unless fast_accumulation says not to), as it does fp8's.
 // This header is the plan (which operands, their new layout and leading dimensions, where they go
 // in one workspace); kernels/aligned_copies.cu decides on the transposes and makes the copies.
 // Host only, unit-tested (tests/host/test_aligned_copies.cpp).
@@ -263,6 +265,10 @@ inline GemmProblem with_aligned_copies(const GemmProblem& p, const AlignedCopyPl
   if (plan.splits()) {  // tf32x3: a tf32 product over the parts
     q.k = plan.a.ld;
     q.a.dtype = q.b.dtype = DType::tf32;
+  } else if (q.a.dtype == DType::tf32) {
+    // Plain tf32's sums run over all of K (the sm90 kernel promotes tf32 sums, tf32x3's, unless
+    // told this): its inputs' rounding to tf32 outweighs what the tensor cores' sums lose.
+    q.fast_accumulation = true;
   }
   return q;
 }

@@ -61,11 +61,14 @@ TuningKey make_tuning_key(const GemmProblem& p, const std::string& kernel, int d
       uint8_t((rows_aligned(p.a, p.m, p.k) ? 1 : 0) | (rows_aligned(p.b, p.k, p.n) ? 2 : 0) |
               (rows_aligned(p.d, p.m, p.n) ? 4 : 0) | (on_l2_lines(p.a, p.m, p.k) ? 0 : 8) |
               (on_l2_lines(p.b, p.k, p.n) ? 0 : 16));
-  // bits 0-4 the epilogue; 5-6 fp8's scale mode and 7 fast accumulation, which pick other kernels
-  const bool fast = is_fp8(p.a.dtype) && p.fast_accumulation;
-  key.epilogue =
-      uint8_t((p.epilogue.beta != 0.0f ? 1 : 0) | (p.epilogue.bias ? 2 : 0) |
-              (int(p.epilogue.activation) << 2) | (int(p.scales.mode) << 5) | (fast ? 128 : 0));
+  // bits 0-4 the epilogue; 5-6 fp8's scale mode; 7 what picks other kernels of the same types:
+  // fp8's fast accumulation, tf32's promoted sums (tf32x3's; with_aligned_copies sets plain
+  // tf32's fast_accumulation)
+  const bool other_kernels =
+      is_fp8(p.a.dtype) ? p.fast_accumulation : p.a.dtype == DType::tf32 && !p.fast_accumulation;
+  key.epilogue = uint8_t((p.epilogue.beta != 0.0f ? 1 : 0) | (p.epilogue.bias ? 2 : 0) |
+                         (int(p.epilogue.activation) << 2) | (int(p.scales.mode) << 5) |
+                         (other_kernels ? 128 : 0));
   key.kernel = automatic(kernel) ? "auto" : kernel;
   key.device = device;
   return key;

@@ -226,6 +226,16 @@ TEST_F(GpuKernels, LargeUnalignedProblemsRunOnAlignedCopies) {
       }
 }
 
+// The relative error of `s` run on the GPU in `dtype` (1 where it does not run).
+double gpu_error(WorkloadSpec s, DType dtype, GemmReport* report, const GemmOptions& options = {}) {
+  s.input_dtype = dtype;
+  std::unique_ptr<harness::Workload> w;
+  const Status status = run_on_gpu(s, &w, report, options);
+  EXPECT_TRUE(status.ok()) << status.message << " | " << testing::describe(s);
+  if (!status.ok() || !w->fetch_output().ok()) return 1.0;
+  return w->check(1e12);
+}
+
 // tf32x3: A and B split into their tf32 halves (problem/aligned_copies.hpp) and multiplied by the
 // tf32 kernels over three times K. Every layout of A and B, a padded leading dimension, a batch,
 // the whole epilogue and a K off every multiple of 32, against the
@@ -243,26 +253,45 @@ TEST_F(GpuKernels, Tf32x3RunsOnSplitCopiesAtAboutFp32sAccuracy) {
       s.bias = true;
       s.activation = Activation::gelu;
       s.seed = seed++;
-      const auto error_of = [&](DType dtype, GemmReport* report) {
-        WorkloadSpec t = s;
-        t.input_dtype = dtype;
-        std::unique_ptr<harness::Workload> w;
-        const Status status = run_on_gpu(t, &w, report);
-        EXPECT_TRUE(status.ok()) << status.message << " | " << testing::describe(t);
-        if (!status.ok() || !w->fetch_output().ok()) return 1.0;
-        return w->check(1e12);
-      };
       GemmReport report, other;
-      const double split = error_of(DType::tf32x3, &report);
+      const double split = gpu_error(s, DType::tf32x3, &report);
       EXPECT_LE(split, harness::tolerance_for(DType::tf32x3, DType::fp32))
           << testing::describe(s) << " kernel=" << report.kernel;
       EXPECT_TRUE(contains(report.aligned_copies, "tf32x3: A and B split into tf32 parts"))
           << report.aligned_copies;
-      const double fp32 = error_of(DType::fp32, &other);
-      const double tf32 = error_of(DType::tf32, &other);
+      const double fp32 = gpu_error(s, DType::fp32, &other);
+      const double tf32 = gpu_error(s, DType::tf32, &other);
       EXPECT_LE(split, 10 * fp32) << testing::describe(s) << " fp32 " << fp32;
       EXPECT_LE(split * 10, tf32) << testing::describe(s) << " tf32 " << tf32;
     }
+}
+
+// Over a long K: the tensor cores truncate the fp32 sums they keep, so tf32x3's error with fast
+// accumulation grows with K (about 2.3e-9 x K); with its sums promoted into fp32 registers every
+// 32 values of K (the default) it stays within 2x of fp32's on the CUDA cores, whose sums round
+// to nearest. Each of the promoting tiles, and the heuristic's choice.
+TEST_F(GpuKernels, Tf32x3PromotedSumsKeepFp32sAccuracyOverALongK) {
+  if (!hopper()) GTEST_SKIP() << "the promoting tf32 kernels are sm90's";
+  WorkloadSpec s = spec_of(256, 256, 8192, DType::tf32x3);
+  s.seed = 4100;
+  GemmReport other;
+  const double fp32 = gpu_error(s, DType::fp32, &other);
+  for (const char* config : {"", "128x256x32/g8/s4/w12/wt64x256", "256x128x32/g8/s4/w12/wt128x128",
+                             "128x128x32/g8/s6/w12/wt64x128", "64x128x32/g8/s8/w8/wt64x128",
+                             "128x64x32/g8/s8/w12/wt64x64"}) {
+    WorkloadSpec t = s;
+    GemmOptions options;
+    options.kernel = "sm90";
+    if (*config != 0) options.config = parse_kernel_config(config);
+    GemmReport report;
+    const double promoted = gpu_error(t, DType::tf32x3, &report, options);
+    EXPECT_EQ(report.kernel, "sm90") << config;
+    EXPECT_LE(promoted, 2 * fp32) << config << " fp32 " << fp32;
+    t.fast_accumulation = true;
+    const double fast = gpu_error(t, DType::tf32x3, &report, options);
+    EXPECT_LE(fast, harness::tolerance_for(DType::tf32x3, DType::fp32, true)) << config;
+    EXPECT_LT(promoted, fast) << config;
+  }
 }
 
 TEST_F(GpuKernels, AlignedPaddedLeadingDimsTakeTheVectorPath) {

@@ -344,6 +344,14 @@ TEST(AlignedCopyPlan, Tf32x3SplitsBothOperandsKMajorInThreePartsAtAnySize) {
   EXPECT_EQ(q.b.dtype, DType::tf32);
   EXPECT_EQ(q.a.ld, 192);
   EXPECT_EQ(q.b.layout, Layout::col_major);
+  // Its sums promoted (the sm90 kernel's Tf32Promoted) unless fast accumulation is asked for;
+  // plain tf32's never.
+  EXPECT_FALSE(q.fast_accumulation);
+  p.fast_accumulation = true;
+  EXPECT_TRUE(with_aligned_copies(p, plan, const_cast<void*>(address())).fast_accumulation);
+  p.fast_accumulation = false;
+  const GemmProblem tf32 = problem(70, 50, 45, DType::tf32);
+  EXPECT_TRUE(with_aligned_copies(tf32, AlignedCopyPlan{}, nullptr).fast_accumulation);
   EXPECT_EQ(describe(plan),
             "tf32x3: A and B split into tf32 parts first (A row-major [small | big | big], B "
             "column-major [big | small | big]; K 45 -> 192)");

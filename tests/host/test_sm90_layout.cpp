@@ -469,6 +469,23 @@ TEST(Sm90Storage, Fp8ShapesAndThosePromotionFitsInRegisters) {
     }));
 }
 
+TEST(Sm90Storage, PromotedTf32TakesFp8sPromotedShapes) {
+  // tf32x3's promoting tf32 kernels: the shapes of fp8's (one slab per stage, no clusters along
+  // N, no ping-pong), each also in plain tf32's list, so the heuristic's tf32 rules find them.
+  const auto fp8 = compiled_shapes<1, true>();
+  const auto promoted = compiled_shapes<4, true>();
+  const auto plain = compiled_shapes<4, false>();
+  ASSERT_EQ(promoted.size(), fp8.size());
+  for (size_t i = 0; i < promoted.size(); ++i) {
+    EXPECT_EQ(to_string(promoted[i].config(4)), to_string(fp8[i].config(4)));
+    EXPECT_LE(promoted[i].promotion_registers(), kPromotionRegisters);
+    EXPECT_TRUE(std::any_of(plain.begin(), plain.end(), [&](const Sm90Shape& f) {
+      return to_string(f.config(4)) == to_string(promoted[i].config(4));
+    })) << to_string(promoted[i].config(4));
+  }
+  EXPECT_EQ(to_string(promoted[0].config(4)), "128x256x32/g8/s4/w12/wt64x256");
+}
+
 TEST(Sm90Clusters, MulticastReachesExactlyTheProgramsThatShareATile) {
   // For every cluster shape and every work item of a walk, a program's part of A goes to the
   // programs whose tiles have its rows, its part of B to those with its columns; a stage is freed

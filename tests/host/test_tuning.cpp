@@ -297,6 +297,18 @@ TEST(TuningKey, EveryFieldChangesTheKey) {
   EXPECT_NE(make_tuning_key(base, "auto", 1), k0);
 }
 
+TEST(TuningKey, Tf32sPromotedSumsPickOtherKernels) {
+  // As the kernels see it (with_aligned_copies), plain tf32 runs the tensor cores' sums over all
+  // of K and tf32x3's parts promote theirs (the sm90 kernel's Tf32Promoted): bit 7 tells them
+  // apart, and plain tf32's keys stay those of the tuned table.
+  const GemmProblem plain =
+      with_aligned_copies(problem(1024, 512, 256, DType::tf32), AlignedCopyPlan{}, nullptr);
+  EXPECT_EQ(make_tuning_key(plain, "auto", 0).epilogue & 128, 0);
+  GemmProblem parts = plain;
+  parts.fast_accumulation = false;
+  EXPECT_EQ(make_tuning_key(parts, "auto", 0).epilogue & 128, 128);
+}
+
 TEST(TuningKey, TextFormReadsBack) {
   GemmProblem p = problem(300, 7, 4093, DType::tf32);
   p.a.layout = Layout::col_major;

@@ -52,11 +52,12 @@ inline constexpr Sm90Shape kCompiledShapes[] = {
     {.block_m = 64, .block_n = 128, .num_stages = 8, .cluster_m = 2, .cluster_n = 2},
 };
 
-// Whether a shape is compiled for inputs of `element_bytes`, with promotion or without (fp8):
-// clusters along N are for 16-bit operands off L2 lines (tune/heuristic.cpp); fp8's list is above.
+// Whether a shape is compiled for inputs of `element_bytes`, with promotion or without (fp8, and
+// tf32 for tf32x3): clusters along N are for 16-bit operands off L2 lines (tune/heuristic.cpp);
+// fp8's list is above, and promoting tf32 takes the same.
 constexpr bool shape_compiled_for(const Sm90Shape& shape, int element_bytes,
                                   bool promotes = false) {
-  if (element_bytes == 1) {
+  if (element_bytes == 1 || promotes) {
     const bool fits = !promotes || shape.promotion_registers() <= kPromotionRegisters;
     return shape.cluster_n == 1 && !shape.ping_pong() && shape.k_slabs == 1 &&
            (shape.cluster_m == 1 || shape.block_m == 128) && fits;

@@ -247,6 +247,8 @@ extern template Status launch_for_element<Bf16>(const GemmArgs&, const KernelCon
                                                 gpu::Workspace&);
 extern template Status launch_for_element<Tf32>(const GemmArgs&, const KernelConfig&,
                                                 gpu::Workspace&);
+extern template Status launch_for_element<Tf32Promoted>(const GemmArgs&, const KernelConfig&,
+                                                        gpu::Workspace&);
 #define TILEGEMM_SM90_FP8_EXTERN(KIND)                                                         \
   extern template Status launch_for_element<KIND<true>>(const GemmArgs&, const KernelConfig&,  \
                                                         gpu::Workspace&);                      \

@@ -12,19 +12,21 @@ namespace tilegemm::sm90 {
 namespace {
 
 // fp8 promotes its sums unless fast accumulation is asked for; block scales always promote (they
-// are applied there). The promoting kernels are compiled for the tiles whose sums fit
-// (compiled_shapes.hpp).
+// are applied there). tf32 promotes unless fast accumulation is asked for too: the copies set it
+// for plain tf32 and leave tf32x3's choice (problem/aligned_copies.hpp: with_aligned_copies).
+// The promoting kernels are compiled for the tiles whose sums fit (compiled_shapes.hpp).
 bool promotes(bool fast_accumulation, ScaleMode mode) {
   return !fast_accumulation || mode == ScaleMode::block;
 }
 
-// go(element) for the element kind of args' inputs (fp8: with promotion or without).
+// go(element) for the element kind of args' inputs (fp8 and tf32: with promotion or without).
 template <class Go>
 decltype(auto) with_args_element(const GemmArgs& args, Go&& go) {
   if (is_fp8(args.a.dtype)) {
     return with_fp8_element(args.a.dtype, args.b.dtype,
                             promotes(args.fast_accumulation, args.scales.mode), go);
   }
+  if (args.a.dtype == DType::tf32 && !args.fast_accumulation) return go(Tf32Promoted{});
   return with_element(args.a.dtype, go);
 }
 
@@ -110,18 +112,23 @@ std::string problem_check(const GemmProblem& p) {
 // The 16-bit, tf32 and fp8 configs are compiled from the same shapes, with BLOCK_SIZE_K in slabs of
 // 128 bytes of K (64 or 128 values of fp16 and bf16, 32 or 64 of tf32, 128 of fp8), so a config is
 // told by the list that has it, not by its BLOCK_SIZE_K alone.
-bool promotes(const GemmProblem& p) { return promotes(p.fast_accumulation, p.scales.mode); }
+bool promotes(const GemmProblem& p) {
+  return (is_fp8(p.a.dtype) || p.a.dtype == DType::tf32) &&
+         promotes(p.fast_accumulation, p.scales.mode);
+}
 
 const std::vector<KernelConfig>& compiled_for(const GemmProblem& p) {
   static const std::vector<KernelConfig> sixteen_bit = configs_of<CompiledShapes<Bf16>>();
   static const std::vector<KernelConfig> tf32 = configs_of<CompiledShapes<Tf32>>();
+  static const std::vector<KernelConfig> tf32_promoted = configs_of<CompiledShapes<Tf32Promoted>>();
   static const std::vector<KernelConfig> fp8 = configs_of<CompiledShapes<Fp8E4m3E4m3<false>>>();
   static const std::vector<KernelConfig> fp8_promoted =
       configs_of<CompiledShapes<Fp8E4m3E4m3<true>>>();
   static const std::vector<KernelConfig> grouped = configs_of<GroupedShapes<Bf16>>();
   if (p.groups.rows != GroupRows::none) return grouped;
   if (is_fp8(p.a.dtype)) return promotes(p) ? fp8_promoted : fp8;
-  return p.a.dtype == DType::tf32 ? tf32 : sixteen_bit;
+  if (p.a.dtype == DType::tf32) return promotes(p) ? tf32_promoted : tf32;
+  return sixteen_bit;
 }
 
 bool has_config(const std::vector<KernelConfig>& configs, const KernelConfig& c) {
@@ -131,7 +138,7 @@ bool has_config(const std::vector<KernelConfig>& configs, const KernelConfig& c)
 
 std::string compiled_check(const GemmProblem& p, const KernelConfig& c) {
   if (has_config(compiled_for(p), c)) return {};
-  const bool promoted = is_fp8(p.a.dtype) && promotes(p);
+  const bool promoted = promotes(p);
   if (p.groups.rows != GroupRows::none) {
     // (Built by appending: g++ 12 warns falsely (-Wrestrict) on chains of string operator+.)
     std::string why = "kernel sm90: grouped GEMMs have no compiled config ";
@@ -139,8 +146,10 @@ std::string compiled_check(const GemmProblem& p, const KernelConfig& c) {
     for (const KernelConfig& x : compiled_for(p)) why.append(" ").append(to_string(x));
     return why;
   }
-  return "kernel sm90: " + std::string(to_string(p.a.dtype)) +
-         (promoted ? " with promoted sums" : "") + " has no compiled config " + to_string(c) +
+  const std::string type = promoted && p.a.dtype == DType::tf32 ? "tf32x3 (tf32 parts)"
+                                                                : std::string(to_string(p.a.dtype));
+  return "kernel sm90: " + type + (promoted ? " with promoted sums" : "") +
+         " has no compiled config " + to_string(c) +
          " (BLOCK_SIZE_K is one or two slabs of 128 bytes of K, " +
          std::to_string(block_k_for(dtype_size(p.a.dtype))) + " values each" +
          (promoted ? "; promoted sums take the tiles whose accumulators and sums fit " +
