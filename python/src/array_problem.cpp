@@ -257,8 +257,11 @@ Status make_problem(const MatmulArgs& args, GemmProblem* problem) {
   };
   if (Status s = input(args.a, p.m, p.k, &p.a); !s.ok()) return s;
   if (Status s = input(args.b, p.k, p.n, &p.b); !s.ok()) return s;
-  if (args.tf32 && p.a.dtype == DType::fp32 && p.b.dtype == DType::fp32) {
-    p.a.dtype = p.b.dtype = DType::tf32;
+  if (args.precision != "ieee" && args.precision != "tf32" && args.precision != "tf32x3") {
+    return invalid("input_precision: '" + args.precision + "' is not 'ieee', 'tf32' or 'tf32x3'");
+  }
+  if (args.precision != "ieee" && p.a.dtype == DType::fp32 && p.b.dtype == DType::fp32) {
+    p.a.dtype = p.b.dtype = args.precision == "tf32" ? DType::tf32 : DType::tf32x3;
   }
 
   if (args.c) {

@@ -42,7 +42,8 @@ struct MatmulArgs {
   float alpha = 1.0f, beta = 0.0f;
   Activation activation = Activation::none;
   float leaky_relu_slope = 0.01f;
-  bool tf32 = false;  // fp32 A and B multiplied on TF32 tensor cores (DType::tf32)
+  // fp32 A and B: "ieee" (fp32 products), "tf32" (DType::tf32) or "tf32x3" (DType::tf32x3)
+  std::string precision = "ieee";
   GroupRows groups = GroupRows::none;
   std::optional<ArrayRef> sizes;  // the groups' sizes (offsets or counts), one int32 a group
 };

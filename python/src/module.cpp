@@ -123,9 +123,10 @@ struct Call {
 
 Call make_call(const Array& a, const Array& b, const Array& out, const std::optional<Array>& c,
                const std::optional<Array>& bias, double alpha, double beta,
-               const std::string& activation, double slope, bool tf32, const std::string& config,
-               const std::string& kernel, const std::string& backend, const std::string& autotune,
-               uintptr_t stream, GroupRows groups = GroupRows::none, const Array* sizes = nullptr) {
+               const std::string& activation, double slope, const std::string& precision,
+               const std::string& config, const std::string& kernel, const std::string& backend,
+               const std::string& autotune, uintptr_t stream, GroupRows groups = GroupRows::none,
+               const Array* sizes = nullptr) {
   MatmulArgs args;
   args.a = array_ref(a, "a");
   args.b = array_ref(b, "b");
@@ -136,7 +137,7 @@ Call make_call(const Array& a, const Array& b, const Array& out, const std::opti
   args.beta = float(beta);
   args.activation = parse_activation(activation);
   args.leaky_relu_slope = float(slope);
-  args.tf32 = tf32;
+  args.precision = precision;
   args.groups = groups;
   if (sizes) args.sizes = sizes_ref(*sizes, groups == GroupRows::offsets ? "offs" : "counts");
   Call call;
@@ -259,11 +260,12 @@ nb::object execute(Call& call, nb::object workspace_alloc, bool want_report) {
 
 nb::object run(const Array& a, const Array& b, const Array& out, const std::optional<Array>& c,
                const std::optional<Array>& bias, double alpha, double beta,
-               const std::string& activation, double slope, bool tf32, const std::string& config,
-               const std::string& kernel, const std::string& backend, const std::string& autotune,
-               uintptr_t stream, nb::object workspace_alloc, bool want_report) {
-  Call call = make_call(a, b, out, c, bias, alpha, beta, activation, slope, tf32, config, kernel,
-                        backend, autotune, stream);
+               const std::string& activation, double slope, const std::string& precision,
+               const std::string& config, const std::string& kernel, const std::string& backend,
+               const std::string& autotune, uintptr_t stream, nb::object workspace_alloc,
+               bool want_report) {
+  Call call = make_call(a, b, out, c, bias, alpha, beta, activation, slope, precision, config,
+                        kernel, backend, autotune, stream);
   return execute(call, workspace_alloc, want_report);
 }
 
@@ -277,18 +279,18 @@ nb::object grouped(const Array& a, const Array& b, const Array& out, const Array
   if (!groups || *groups == GroupRows::none) {
     throw nb::value_error(("form: '" + form + "' is not 'offsets' or 'counts'").c_str());
   }
-  Call call = make_call(a, b, out, std::nullopt, bias, alpha, 0.0, activation, slope, false, config,
-                        kernel, backend, "", stream, *groups, &sizes);
+  Call call = make_call(a, b, out, std::nullopt, bias, alpha, 0.0, activation, slope, "ieee",
+                        config, kernel, backend, "", stream, *groups, &sizes);
   return execute(call, workspace_alloc, false);
 }
 
 nb::dict plan_call(const Array& a, const Array& b, const Array& out, const std::optional<Array>& c,
                    const std::optional<Array>& bias, double alpha, double beta,
-                   const std::string& activation, double slope, bool tf32,
+                   const std::string& activation, double slope, const std::string& precision,
                    const std::string& config, const std::string& kernel, const std::string& backend,
                    const std::string& autotune, uintptr_t stream) {
-  Call call = make_call(a, b, out, c, bias, alpha, beta, activation, slope, tf32, config, kernel,
-                        backend, autotune, stream);
+  Call call = make_call(a, b, out, c, bias, alpha, beta, activation, slope, precision, config,
+                        kernel, backend, autotune, stream);
   if (call.empty) throw nb::value_error("out: no batch entry; there is nothing to plan");
   DeviceScope scope(call.device);
   GemmReport report;
@@ -312,10 +314,10 @@ nb::dict plan_call(const Array& a, const Array& b, const Array& out, const std::
 
 nb::dict tune_call(const Array& a, const Array& b, const Array& out, const std::optional<Array>& c,
                    const std::optional<Array>& bias, double alpha, double beta,
-                   const std::string& activation, double slope, bool tf32,
+                   const std::string& activation, double slope, const std::string& precision,
                    const std::string& kernel, uintptr_t stream) {
-  Call call = make_call(a, b, out, c, bias, alpha, beta, activation, slope, tf32, "", kernel, "gpu",
-                        "", stream);
+  Call call = make_call(a, b, out, c, bias, alpha, beta, activation, slope, precision, "", kernel,
+                        "gpu", "", stream);
   if (call.empty) throw nb::value_error("out: no batch entry; there is nothing to tune");
   DeviceScope scope(call.device);
   TuneResult result;
@@ -455,16 +457,17 @@ NB_MODULE(_tilegemm, m) {
   using namespace tilegemm::python;
   m.doc() = "tilegemm's native module; use the tilegemm package's functions";
   m.def("run", &run, "a"_a, "b"_a, "out"_a, "c"_a.none(), "bias"_a.none(), "alpha"_a, "beta"_a,
-        "activation"_a, "leaky_relu_slope"_a, "tf32"_a, "config"_a, "kernel"_a, "backend"_a,
-        "autotune"_a, "stream"_a, "workspace_alloc"_a.none(), "report"_a);
+        "activation"_a, "leaky_relu_slope"_a, "input_precision"_a, "config"_a, "kernel"_a,
+        "backend"_a, "autotune"_a, "stream"_a, "workspace_alloc"_a.none(), "report"_a);
   m.def("grouped", &grouped, "a"_a, "b"_a, "out"_a, "sizes"_a, "form"_a, "bias"_a.none(), "alpha"_a,
         "activation"_a, "leaky_relu_slope"_a, "config"_a, "kernel"_a, "backend"_a, "stream"_a,
         "workspace_alloc"_a.none());
   m.def("plan", &plan_call, "a"_a, "b"_a, "out"_a, "c"_a.none(), "bias"_a.none(), "alpha"_a,
-        "beta"_a, "activation"_a, "leaky_relu_slope"_a, "tf32"_a, "config"_a, "kernel"_a,
+        "beta"_a, "activation"_a, "leaky_relu_slope"_a, "input_precision"_a, "config"_a, "kernel"_a,
         "backend"_a, "autotune"_a, "stream"_a);
   m.def("tune", &tune_call, "a"_a, "b"_a, "out"_a, "c"_a.none(), "bias"_a.none(), "alpha"_a,
-        "beta"_a, "activation"_a, "leaky_relu_slope"_a, "tf32"_a, "kernel"_a, "stream"_a);
+        "beta"_a, "activation"_a, "leaky_relu_slope"_a, "input_precision"_a, "kernel"_a,
+        "stream"_a);
   m.def("explain", &explain, "m"_a, "n"_a, "k"_a, "config"_a, "pid"_a.none());
   m.def("available_kernels", &kernels);
   m.def("devices", &device_list);

@@ -50,6 +50,19 @@ def test_leading_dimensions_from_strided_views(layout):
     assert info["lda"] == (29 + 7 if layout == "row" else 37 + 7)
 
 
+def test_tf32x3_keeps_fp32s_accuracy_and_the_plan_says_so():
+    # input_precision="tf32x3" (Triton's name): three TF32 products on the GPU's tensor cores; the
+    # CPU backend multiplies the float32 values themselves. 16-bit inputs keep their type.
+    a, b = operand(45, 70, np.float32, "col"), operand(70, 33, np.float32)
+    d = tilegemm.matmul(a, b, input_precision="tf32x3")
+    assert relative_error(d, reference64(a, b)) < 1e-5
+    assert tilegemm.plan(a, b, input_precision="tf32x3")["problem"]["dtype"] == "tf32x3"
+    assert tilegemm.plan(a, b, input_precision="tf32")["problem"]["dtype"] == "tf32"
+    assert tilegemm.plan(a, b)["problem"]["dtype"] == "fp32"
+    h = operand(20, 30, np.float16)
+    assert tilegemm.plan(h, h.T, input_precision="tf32x3")["problem"]["dtype"] == "fp16"
+
+
 def test_the_columns_next_to_a_strided_out_are_left_alone():
     full = poisoned((20, 30), np.float32)
     full[:, 25:] = 7.0

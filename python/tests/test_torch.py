@@ -16,8 +16,9 @@ pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")]
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32,
-          "tf32": torch.float32}
-TOL = {"bf16": TOLERANCE["bfloat16"], "fp16": TOLERANCE["float16"], "fp32": 1e-5, "tf32": 5e-3}
+          "tf32": torch.float32, "tf32x3": torch.float32}
+TOL = {"bf16": TOLERANCE["bfloat16"], "fp16": TOLERANCE["float16"], "fp32": 1e-5, "tf32": 5e-3,
+       "tf32x3": 1e-5}
 ACT = {None: lambda z: z, "relu": torch.relu,
        "gelu": lambda z: torch.nn.functional.gelu(z, approximate="tanh"),
        "silu": torch.nn.functional.silu}
@@ -47,7 +48,7 @@ def test_matches_torch_and_float64(kind, layouts, activation, batch):
     c = torch.randn(batch + (m, n), device="cuda").to(dtype)
     bias = torch.randn(n, device="cuda").to(dtype)
     d = tilegemm.matmul(a, b, c=c, alpha=0.75, beta=0.5, bias=bias, activation=activation,
-                        input_precision="tf32" if kind == "tf32" else "ieee")
+                        input_precision=kind if kind.startswith("tf32") else "ieee")
     z64 = 0.75 * (a.double() @ b.double()) + 0.5 * c.double() + bias.double()
     expected = ACT[activation](z64)
     assert d.dtype == dtype and d.shape == batch + (m, n)
@@ -95,7 +96,7 @@ def test_opcheck():
     bias = torch.randn(56, device="cuda", dtype=torch.float16, requires_grad=True)
     for activation in ("none", "gelu"):
         torch.library.opcheck(torch.ops.tilegemm.matmul.default,
-                              (a, b, None, bias, 1.0, 0.0, activation, 0.01, None, False, "",
+                              (a, b, None, bias, 1.0, 0.0, activation, 0.01, None, "ieee", "",
                                "auto", "auto", ""))
 
 

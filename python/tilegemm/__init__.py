@@ -35,9 +35,11 @@ def matmul(a, b, *, c=None, alpha=1.0, beta=None, bias=None, activation=None,
     defaults to 1 when c is given (as torch.addmm), else 0. bias: (N,), or one vector per batch
     entry (..., N), float32 or out's dtype. activation: None, "relu", "leaky_relu", "gelu" (tanh)
     or "silu". out_dtype: the result's dtype (default a's). config: a kernel config such as
-    "128x256x64/g8/s4/w12/wt64x256" (tilegemm explain). input_precision: "ieee" or "tf32" for
-    float32 inputs on the GPU (default: torch's float32 matmul precision for torch tensors, else
-    "ieee"). autotune: None ($TILEGEMM_AUTOTUNE), "off", "on-miss" or "always".
+    "128x256x64/g8/s4/w12/wt64x256" (tilegemm explain). input_precision: for float32 inputs,
+    "ieee", "tf32" (TF32 tensor cores) or "tf32x3" (three TF32 products on the tensor cores, at
+    fp32's accuracy: Triton's input_precision="tf32x3"; fp32 products on the CPU backend). The
+    default: "tf32" for torch tensors on the GPU where torch.backends.cuda.matmul.allow_tf32 is
+    set, else "ieee". autotune: None ($TILEGEMM_AUTOTUNE), "off", "on-miss" or "always".
 
     Every bad argument raises TypeError or ValueError naming it, with ``out`` left as it was.
     """

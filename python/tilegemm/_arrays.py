@@ -94,7 +94,8 @@ class Adapter:
     def arguments(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope, input_precision,
                   out_dtype=None, out=None):
         """Checks what Python can check. Returns the native calls' arguments after a, b and out,
-        in their order (c, bias, alpha, beta, activation, leaky_relu_slope, tf32), and out_dtype
+        in their order (c, bias, alpha, beta, activation, leaky_relu_slope, input_precision), and
+        out_dtype
         as the library's dtype."""
         self.check_array("a", a)
         self.check_array("b", b)
@@ -110,12 +111,11 @@ class Adapter:
         slope = _number("leaky_relu_slope", leaky_relu_slope)
         precision = input_precision
         if precision is None:
-            tf32 = self.default_tf32(a)
-        elif precision in ("ieee", "tf32"):
-            tf32 = precision == "tf32"
-        else:
-            raise ValueError(f"input_precision: {precision!r} is not None, 'ieee' or 'tf32'")
-        return (c, bias, alpha, beta, resolve_activation(activation), slope, tf32), out_dtype
+            precision = "tf32" if self.default_tf32(a) else "ieee"
+        elif precision not in ("ieee", "tf32", "tf32x3"):
+            raise ValueError(f"input_precision: {precision!r} is not None, 'ieee', 'tf32' or "
+                             "'tf32x3'")
+        return (c, bias, alpha, beta, resolve_activation(activation), slope, precision), out_dtype
 
     # Every argument positional, from tilegemm.matmul down to the native call: keywords cost a
     # dictionary and a match by name at each step, a few microseconds a call in all.

@@ -41,29 +41,29 @@ def _workspace_alloc(like):
     return lambda size: torch.empty(size, dtype=torch.uint8, device=like.device)
 
 
-def _run(a, b, out, c, bias, alpha, beta, activation, leaky_relu_slope, tf32, config, kernel,
-         backend, autotune):
+def _run(a, b, out, c, bias, alpha, beta, activation, leaky_relu_slope, input_precision, config,
+         kernel, backend, autotune):
     _native.run(_capsule(a), _capsule(b), _capsule(out), None if c is None else _capsule(c),
                 None if bias is None else _capsule(bias), alpha, beta, activation,
-                leaky_relu_slope, tf32, config, kernel, backend, autotune, _stream(a),
+                leaky_relu_slope, input_precision, config, kernel, backend, autotune, _stream(a),
                 _workspace_alloc(a), False)
 
 
 @torch.library.custom_op("tilegemm::matmul", mutates_args=())
 def matmul_op(a: torch.Tensor, b: torch.Tensor, c: Optional[torch.Tensor],
               bias: Optional[torch.Tensor], alpha: float, beta: float, activation: str,
-              leaky_relu_slope: float, out_dtype: Optional[torch.dtype], tf32: bool, config: str,
-              kernel: str, backend: str, autotune: str) -> torch.Tensor:
+              leaky_relu_slope: float, out_dtype: Optional[torch.dtype], input_precision: str,
+              config: str, kernel: str, backend: str, autotune: str) -> torch.Tensor:
     out = torch.empty(output_shape(a.shape, b.shape),
                       dtype=a.dtype if out_dtype is None else out_dtype, device=a.device)
-    _run(a, b, out, c, bias, alpha, beta, activation, leaky_relu_slope, tf32, config, kernel,
-         backend, autotune)
+    _run(a, b, out, c, bias, alpha, beta, activation, leaky_relu_slope, input_precision, config,
+         kernel, backend, autotune)
     return out
 
 
 @matmul_op.register_fake
-def _(a, b, c, bias, alpha, beta, activation, leaky_relu_slope, out_dtype, tf32, config, kernel,
-      backend, autotune):
+def _(a, b, c, bias, alpha, beta, activation, leaky_relu_slope, out_dtype, input_precision, config,
+      kernel, backend, autotune):
     return a.new_empty(output_shape(a.shape, b.shape),
                        dtype=a.dtype if out_dtype is None else out_dtype)
 
@@ -77,20 +77,20 @@ _ACTIVATIONS = {
 
 
 def _setup_context(ctx, inputs, output):
-    a, b, c, bias, alpha, beta, activation, slope, out_dtype, tf32, config, kernel, backend, \
+    a, b, c, bias, alpha, beta, activation, slope, out_dtype, precision, config, kernel, backend, \
         autotune = inputs
     ctx.save_for_backward(a, b, c, bias)
-    ctx.options = (alpha, beta, activation, slope, out_dtype, tf32, config, kernel, backend,
+    ctx.options = (alpha, beta, activation, slope, out_dtype, precision, config, kernel, backend,
                    autotune)
 
 
 def _backward(ctx, grad):
     a, b, c, bias = ctx.saved_tensors
-    alpha, beta, activation, slope, out_dtype, tf32, config, kernel, backend, autotune = \
+    alpha, beta, activation, slope, out_dtype, precision, config, kernel, backend, autotune = \
         ctx.options
     if activation != "none":
         # The product before the activation, computed again rather than kept from the forward.
-        z = matmul_op(a, b, c, bias, alpha, beta, "none", slope, out_dtype, tf32, config, kernel,
+        z = matmul_op(a, b, c, bias, alpha, beta, "none", slope, out_dtype, precision, config, kernel,
                       backend, autotune)
         with torch.enable_grad():
             z = z.detach().requires_grad_()
@@ -164,8 +164,8 @@ class TorchAdapter(Adapter):
                                   autotune)
         common, out_dtype = self.arguments(a, b, c, alpha, beta, bias, activation,
                                            leaky_relu_slope, input_precision, out_dtype, out)
-        c, bias, alpha, beta, activation, slope, tf32 = common
-        result = matmul_op(a, b, c, bias, alpha, beta, activation, slope, out_dtype, tf32,
+        c, bias, alpha, beta, activation, slope, precision = common
+        result = matmul_op(a, b, c, bias, alpha, beta, activation, slope, out_dtype, precision,
                            config or "", kernel or "auto", backend or "auto", autotune or "")
         if out is None:
             return result
