@@ -95,8 +95,7 @@ class Adapter:
                   out_dtype=None, out=None):
         """Checks what Python can check. Returns the native calls' arguments after a, b and out,
         in their order (c, bias, alpha, beta, activation, leaky_relu_slope, input_precision), and
-        out_dtype
-        as the library's dtype."""
+        out_dtype as the library's dtype."""
         self.check_array("a", a)
         self.check_array("b", b)
         self.check_array("c", c, optional=True)
