@@ -15,18 +15,16 @@ namespace {
 // are applied there). tf32 promotes unless fast accumulation is asked for too: the copies set it
 // for plain tf32 and leave tf32x3's choice (problem/aligned_copies.hpp: with_aligned_copies).
 // The promoting kernels are compiled for the tiles whose sums fit (compiled_shapes.hpp).
-bool promotes(bool fast_accumulation, ScaleMode mode) {
-  return !fast_accumulation || mode == ScaleMode::block;
+bool promotes(DType a, bool fast_accumulation, ScaleMode mode) {
+  return (is_fp8(a) || a == DType::tf32) && (!fast_accumulation || mode == ScaleMode::block);
 }
 
 // go(element) for the element kind of args' inputs (fp8 and tf32: with promotion or without).
 template <class Go>
 decltype(auto) with_args_element(const GemmArgs& args, Go&& go) {
-  if (is_fp8(args.a.dtype)) {
-    return with_fp8_element(args.a.dtype, args.b.dtype,
-                            promotes(args.fast_accumulation, args.scales.mode), go);
-  }
-  if (args.a.dtype == DType::tf32 && !args.fast_accumulation) return go(Tf32Promoted{});
+  const bool promoted = promotes(args.a.dtype, args.fast_accumulation, args.scales.mode);
+  if (is_fp8(args.a.dtype)) return with_fp8_element(args.a.dtype, args.b.dtype, promoted, go);
+  if (promoted) return go(Tf32Promoted{});
   return with_element(args.a.dtype, go);
 }
 
@@ -113,8 +111,7 @@ std::string problem_check(const GemmProblem& p) {
 // 128 bytes of K (64 or 128 values of fp16 and bf16, 32 or 64 of tf32, 128 of fp8), so a config is
 // told by the list that has it, not by its BLOCK_SIZE_K alone.
 bool promotes(const GemmProblem& p) {
-  return (is_fp8(p.a.dtype) || p.a.dtype == DType::tf32) &&
-         promotes(p.fast_accumulation, p.scales.mode);
+  return promotes(p.a.dtype, p.fast_accumulation, p.scales.mode);
 }
 
 const std::vector<KernelConfig>& compiled_for(const GemmProblem& p) {
