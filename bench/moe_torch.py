@@ -7,7 +7,9 @@ BENCH.json is what `tilegemm bench --suite moe --json BENCH.json` wrote. For eac
 row (the prefill cases; torch._grouped_mm has no masked form) this times
 torch._grouped_mm(a, b, offs) on bf16 inputs of the same shapes -- a: [tokens x K] row-major,
 b: [G x K x N] with the row's B layout, offs: the groups' cumulative rows (int32, on the GPU) --
-as the bench times: CUDA events, L2 flushed before each call (a memset of twice the L2), median
+and for each k_offsets row (a weight gradient) torch._grouped_mm(x.t(), dy, offs) with x:
+[tokens x M] and dy: [tokens x N] row-major, offs the groups' cumulative tokens, as the bench
+times: CUDA events, L2 flushed before each call (a memset of twice the L2), median
 of the repetitions after a warm-up. It prints tilegemm's TFLOP/s (from the file), torch's, and
 their ratio.
 """
@@ -49,6 +51,17 @@ def main(argv):
         rows_per_group = [int(x) for x in sizes.split(",")]
         name = r["note"].split(":")[0]
         tokens, n, k = sum(rows_per_group), r["n"], r["k"]
+        if form == "k_offsets":  # M x N per group over each group's tokens (K)
+            m, g = r["m"], len(rows_per_group)
+            x = torch.randn(k, m, device="cuda", dtype=torch.bfloat16)
+            dy = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+            offs = torch.cumsum(torch.tensor(rows_per_group, device="cuda"), 0).to(torch.int32)
+            ms = time_ms(lambda: torch._grouped_mm(x.t(), dy, offs=offs))
+            tflops = 2.0 * m * n * tokens / (ms * 1e-3) / 1e12
+            ours = r["tilegemm_tflops"]
+            print(f"{name:<14} {g:>3} {tokens:>6} {n:>6} {m:>6} {r['layouts']:>2} {ours:>9.1f} "
+                  f"{r['cublas_tflops']:>11.1f} {tflops:>8.1f} {ours / tflops:>7.2f}x")
+            continue
         if form != "offsets":
             print(f"{name:<14} {len(rows_per_group):>3} {tokens:>6} {n:>6} {k:>6} {r['layouts']:>2} "
                   f"{r['tilegemm_tflops']:>9.1f} {r['cublas_tflops']:>11.1f} {'-':>8} {'-':>8}")

@@ -22,6 +22,7 @@ namespace {
 struct BenchOptions {
   std::string suite = "square", shapes_file, dtype = "bf16", dtype_b, layouts, kernel = "auto";
   std::string config, autotune, csv, json, plot, scale_mode = "none", out_dtype;
+  std::vector<std::string> moe_cases;  // --case: the moe suite's cases to run (empty: all)
   bool fast_accum = false, warm = false;
   int reps = 20;
 };
@@ -191,24 +192,28 @@ std::vector<double> to_host_doubles(const void* device, int64_t count, DType dty
   return out;
 }
 
-// Group g's rows first_row .. first_row + rows - 1 of batch entry `entry` of a grouped problem, as
-// a dense problem of its own over the same memory (what one call of the cuBLAS loop takes), and
+// Group g's part of a grouped problem as a dense problem of its own over the same memory (what
+// one call of the cuBLAS loop takes): rows first_row .. first_row + rows - 1 of batch entry
+// `entry` of A and D, K values first_k .. first_k + ks - 1 of A and B (B's batch entry g); and
 // the offset of its first element of D.
 GemmProblem group_slice(const GemmProblem& p, int64_t g, int64_t entry, int64_t first_row,
-                        int64_t rows, int64_t* d_offset) {
+                        int64_t rows, int64_t first_k, int64_t ks, int64_t* d_offset) {
   const auto at = [](const void* data, DType dtype, int64_t elements) {
     return static_cast<const char*>(data) + elements * dtype_size(dtype);
   };
-  const MatrixView a = view_of(p.a, p.m, p.k), d = view_of(p.d, p.m, p.n);
+  const MatrixView a = view_of(p.a, p.m, p.k), b = view_of(p.b, p.k, p.n),
+                   d = view_of(p.d, p.m, p.n);
   GemmProblem q = p;
   q.groups = {};
   q.batch_count = 1;
   q.m = rows;
+  q.k = ks;
   q.a.ld = a.stride.row == 1 ? a.stride.col : a.stride.row;
+  q.b.ld = b.stride.row == 1 ? b.stride.col : b.stride.row;
   q.d.ld = d.stride.row == 1 ? d.stride.col : d.stride.row;
   q.c.ld = q.d.ld;
-  q.a.data = at(p.a.data, p.a.dtype, a.offset(entry, first_row, 0));
-  q.b.data = at(p.b.data, p.b.dtype, g * p.b.batch_stride);
+  q.a.data = at(p.a.data, p.a.dtype, a.offset(entry, first_row, first_k));
+  q.b.data = at(p.b.data, p.b.dtype, b.offset(g, first_k, 0));
   *d_offset = d.offset(entry, first_row, 0);
   q.d.data = const_cast<char*>(at(p.d.data, p.d.dtype, *d_offset));
   q.a.batch_stride = q.b.batch_stride = q.c.batch_stride = q.d.batch_stride = 0;
@@ -226,21 +231,27 @@ BenchRow bench_moe_case(const MoeCase& c, const BenchOptions& o, const harness::
   spec.batch_count = int64_t(c.rows.size());
   spec.groups = c.form;
   spec.group_rows = c.rows;
+  if (c.form == GroupForm::k_offsets) {  // a weight gradient: X^T (column-major) and dY
+    spec.layout_a = Layout::col_major;
+    spec.layout_b = Layout::row_major;
+  }
   std::unique_ptr<harness::Workload> w;
   if (Status s = harness::Workload::create(spec, true, &w); !s.ok()) fail(s.message);
   const GemmProblem p = w->problem();
-  const int64_t entries = c.form == GroupRows::offsets ? 1 : spec.batch_count;
+  const int64_t entries = c.form == GroupForm::offsets ? 1 : spec.batch_count;
   const size_t d_bytes = size_t(entries * p.m * p.n) * dtype_size(p.d.dtype);
   void* cublas_d = nullptr;
   if (cudaMalloc(&cublas_d, d_bytes) != cudaSuccess) fail("cudaMalloc of cuBLAS's output failed");
   std::vector<std::pair<GemmProblem, void*>> loop;  // the groups with rows, and their D
-  int64_t begin = 0;
+  const bool k_form = c.form == GroupForm::k_offsets;
+  int64_t begin = 0;  // where group g's rows (k_offsets: K values) begin
   for (size_t g = 0; g < c.rows.size(); ++g) {
-    const int64_t entry = c.form == GroupRows::offsets ? 0 : int64_t(g);
-    const int64_t first = c.form == GroupRows::offsets ? begin : 0;
+    const int64_t entry = c.form == GroupForm::offsets ? 0 : int64_t(g);
+    const int64_t first = c.form == GroupForm::offsets ? begin : 0;
     int64_t offset = 0;
     if (c.rows[g] > 0) {
-      const GemmProblem q = group_slice(p, int64_t(g), entry, first, c.rows[g], &offset);
+      const GemmProblem q = group_slice(p, int64_t(g), entry, first, k_form ? p.m : c.rows[g],
+                                        k_form ? begin : 0, k_form ? c.rows[g] : p.k, &offset);
       loop.push_back({q, static_cast<char*>(cublas_d) + offset * dtype_size(p.d.dtype)});
     }
     begin += c.rows[g];
@@ -267,14 +278,16 @@ BenchRow bench_moe_case(const MoeCase& c, const BenchOptions& o, const harness::
 
   BenchRow r;
   r.suite = "moe";
-  r.m = harness::taken_rows(spec);
+  r.m = c.form == GroupForm::k_offsets ? c.m : harness::taken_rows(spec);
   r.n = c.n;
   r.k = c.k;
   r.dtype = std::string(to_string(spec.input_dtype));
-  r.layouts = o.layouts.empty() ? default_layouts(spec.input_dtype) : o.layouts;
+  r.layouts = c.form == GroupForm::k_offsets ? "TN"
+              : o.layouts.empty()            ? default_layouts(spec.input_dtype)
+                                             : o.layouts;
   r.kernel = report.kernel;
   r.config = to_string(report.config);
-  const double flops = 2.0 * double(r.m) * c.n * c.k;
+  const double flops = harness::flops(spec);
   set_times(spread, timer.l2_state(), &r);
   r.tilegemm_tflops = flops / (r.tilegemm_ms * 1e-3) / 1e12;
   r.cublas_tflops = flops / (r.cublas_ms * 1e-3) / 1e12;
@@ -324,6 +337,17 @@ void bench_command(const BenchOptions& o) {
   if (moe && !(dtype == DType::bf16 || dtype == DType::fp16)) {
     fail("--suite moe runs fp16 or bf16 (grouped GEMMs take no other type on the GPU yet)");
   }
+  if (!o.moe_cases.empty() && !moe) fail("--case names cases of --suite moe");
+  std::vector<MoeCase> cases = moe_cases();
+  for (const std::string& name : o.moe_cases) {
+    if (std::none_of(cases.begin(), cases.end(), [&](const MoeCase& c) { return c.name == name; }))
+      fail("--case '" + name + "' is not a case of the moe suite");
+  }
+  if (!o.moe_cases.empty()) {
+    std::erase_if(cases, [&](const MoeCase& c) {
+      return std::find(o.moe_cases.begin(), o.moe_cases.end(), c.name) == o.moe_cases.end();
+    });
+  }
   std::vector<BenchShape> shapes =
       moe ? std::vector<BenchShape>{} : shapes_option(o.suite, o.shapes_file);
   // fp32 at 16384^3 takes minutes per shape on CUDA cores, as in the anchors: left out.
@@ -362,7 +386,7 @@ void bench_command(const BenchOptions& o) {
     print_row(rows.back());
   }
   if (moe) {
-    for (const MoeCase& c : moe_cases()) {
+    for (const MoeCase& c : cases) {
       rows.push_back(bench_moe_case(c, o, types, options, timer, ceiling));
       print_row(rows.back());
     }
@@ -417,6 +441,9 @@ void add_bench_command(CLI::App& app) {
                   "square, unaligned, skinny, llm, longk, fp8, all, or moe (grouped GEMMs of "
                   "mixture-of-experts layers against a loop of cuBLAS calls)")
       ->capture_default_str();
+  cmd->add_option("--case", o.moe_cases,
+                  "--suite moe: only these cases (e.g. dsv3-gate-up,dsv3-gate-up-wgrad)")
+      ->delimiter(',');
   cmd->add_option("--shapes", o.shapes_file, "file of 'M N K' lines (replaces --suite)");
   cmd->add_option(
          "--dtype", o.dtype,

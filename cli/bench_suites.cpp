@@ -51,12 +51,14 @@ std::vector<MoeCase> moe_cases() {
     for (int32_t x : r) s += x;
     return s;
   };
-  return {{"dsv3-gate-up", GroupRows::offsets, 32 * 512, 4096, 7168, same(32, 512)},
-          {"dsv3-down", GroupRows::offsets, 32 * 512, 7168, 2048, same(32, 512)},
-          {"mixtral-w1", GroupRows::offsets, 8 * 2048, 14336, 4096, same(8, 2048)},
-          {"skewed", GroupRows::offsets, sum(skewed), 4096, 7168, skewed},
-          {"edge", GroupRows::offsets, sum(edge), 4096, 7168, edge},
-          {"decode", GroupRows::counts, 128, 4096, 7168, decode}};
+  return {{"dsv3-gate-up", GroupForm::offsets, 32 * 512, 4096, 7168, same(32, 512)},
+          {"dsv3-down", GroupForm::offsets, 32 * 512, 7168, 2048, same(32, 512)},
+          {"mixtral-w1", GroupForm::offsets, 8 * 2048, 14336, 4096, same(8, 2048)},
+          {"skewed", GroupForm::offsets, sum(skewed), 4096, 7168, skewed},
+          {"edge", GroupForm::offsets, sum(edge), 4096, 7168, edge},
+          {"decode", GroupForm::counts, 128, 4096, 7168, decode},
+          // the gate/up projection's weight gradient: dW_g = dY_g^T X_g over each expert's tokens
+          {"dsv3-gate-up-wgrad", GroupForm::k_offsets, 4096, 7168, 32 * 512, same(32, 512)}};
 }
 
 std::vector<BenchShape> parse_shapes(const std::string& text, std::string* error) {

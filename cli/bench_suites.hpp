@@ -25,10 +25,11 @@ std::vector<BenchShape> parse_shapes(const std::string& text, std::string* error
 
 // The moe suite: grouped GEMMs of mixture-of-experts layers, bf16, each compared with a loop of
 // cuBLAS calls (one per group) in the same run. `m`: A's rows (offsets: all the groups' tokens;
-// counts: the most rows a group may have); `rows`: each group's rows.
+// counts: the most rows a group may have); `rows`: each group's rows (k_offsets: its K values,
+// out of `k`).
 struct MoeCase {
   std::string name;
-  GroupRows form = GroupRows::offsets;
+  GroupForm form = GroupForm::offsets;
   int64_t m = 0, n = 0, k = 0;
   std::vector<int32_t> rows;
 };

@@ -40,11 +40,11 @@ void print_grouped_walk(const ExplainOptions& o, int64_t bm, int64_t bn, int64_t
     rows = int32_t(end);
   }
   if (wave > INT32_MAX || cdiv(o.n, bn) > INT32_MAX ||
-      grouped_items_bound(GroupRows::offsets, int64_t(offsets.size()), o.m, o.n, bm, bn) >
+      grouped_items_bound(GroupForm::offsets, int64_t(offsets.size()), o.m, o.n, bm, bn) >
           INT32_MAX) {
     fail("--group-rows: more than 2^31 tiles or programs (the kernel's walk is 32-bit)");
   }
-  const GroupedTiles tiles{GroupRows::offsets,
+  const GroupedTiles tiles{GroupForm::offsets,
                            offsets.data(),
                            int32_t(offsets.size()),
                            o.m,

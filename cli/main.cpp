@@ -151,7 +151,7 @@ std::string with_option_names(const std::string& message) {
        "$1--activation leaky_relu:SLOPE ($2)"},
       {std::regex(R"((^|[^.\w])(scales\.mode)\b)"), "$1--scale-mode ($2)"},
       {std::regex(R"((^|[^.\w])(group_rows)\b)"), "$1--group-rows ($2)"},
-      {std::regex(R"((^|[^.\w])(groups\.rows)\b)"), "$1--grouped ($2)"},
+      {std::regex(R"((^|[^.\w])(groups\.form)\b)"), "$1--grouped ($2)"},
   };
   std::string out = message;
   for (const auto& [field, option] : kOptions) out = std::regex_replace(out, field, option);

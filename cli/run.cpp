@@ -86,11 +86,12 @@ void run_command(const RunOptions& o) {
   options.aligned_copies = !o.no_aligned_copies;
   if (spec.m < 0 || spec.n < 0 || spec.k < 0) fail("M, N and K must be >= 0");
   if (spec.batch_count < 1) fail("--batch must be >= 1");
-  const std::optional<GroupRows> grouped = parse_group_rows(o.grouped);
+  const std::optional<GroupForm> grouped = parse_group_form(o.grouped);
   if (!grouped)
-    fail("--grouped '" + o.grouped + "' is not a form of groups (none, offsets, counts)");
+    fail("--grouped '" + o.grouped +
+         "' is not a form of groups (none, offsets, counts, k_offsets)");
   spec.groups = *grouped;
-  if (spec.groups != GroupRows::none) {
+  if (spec.groups != GroupForm::none) {
     if (o.batch != 1) fail("--batch: a grouped GEMM's batch entries are its groups (--groups)");
     if (!o.group_rows.empty()) {
       spec.group_rows = group_rows_option("--group-rows", o.group_rows);
@@ -100,13 +101,14 @@ void run_command(const RunOptions& o) {
       }
     } else if (o.groups > 0) {
       if (o.groups > (int64_t(1) << 24)) fail("--groups must be at most 2^24");
-      spec.group_rows = harness::random_group_rows(spec.groups, o.groups, spec.m, o.seed);
+      const int64_t extent = spec.groups == GroupForm::k_offsets ? spec.k : spec.m;
+      spec.group_rows = harness::random_group_rows(spec.groups, o.groups, extent, o.seed);
     } else {
       fail("--grouped " + o.grouped + " needs --groups G (random rows) or --group-rows LIST");
     }
     spec.batch_count = int64_t(spec.group_rows.size());
   } else if (o.groups != 0 || !o.group_rows.empty()) {
-    fail("--groups and --group-rows need --grouped offsets or counts");
+    fail("--groups and --group-rows need --grouped offsets, counts or k_offsets");
   }
   if (o.reps < 0) fail("--reps must be >= 1 (or 0: the default)");
 
@@ -165,7 +167,7 @@ void run_command(const RunOptions& o) {
     }
     ms = median(times);
   }
-  const double flops = 2.0 * double(harness::taken_rows(spec)) * spec.n * spec.k;
+  const double flops = harness::flops(spec);
   const double tflops = ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0.0;
 
   double error = 0.0;
@@ -241,15 +243,16 @@ void run_command(const RunOptions& o) {
                 std::string(to_string(spec.layout_a)).c_str(),
                 std::string(to_string(spec.layout_b)).c_str(),
                 std::string(to_string(spec.layout_c)).c_str());
-    if (spec.groups != GroupRows::none) {
+    if (spec.groups != GroupForm::none) {
       std::string rows;
       for (size_t g = 0; g < spec.group_rows.size() && g < 16; ++g) {
         rows += (g ? "," : "") + std::to_string(spec.group_rows[g]);
       }
       if (spec.group_rows.size() > 16) rows += ",...";
-      std::printf("groups: %s, %lld groups of %s rows (%lld rows taken)\n",
+      const bool k_form = spec.groups == GroupForm::k_offsets;
+      std::printf("groups: %s, %lld groups of %s %s (%lld rows taken)\n",
                   std::string(to_string(spec.groups)).c_str(), (long long)spec.batch_count,
-                  rows.c_str(), (long long)harness::taken_rows(spec));
+                  rows.c_str(), k_form ? "K values" : "rows", (long long)harness::taken_rows(spec));
     }
     std::printf("backend: %s  kernel: %s  config: %s%s%s\n",
                 std::string(to_string(report.backend)).c_str(), report.kernel.c_str(),
@@ -271,7 +274,7 @@ void run_command(const RunOptions& o) {
           "check: relative error %.3e vs float64 reference (%lld of %lld rows), "
           "tolerance %.0e: %s\n",
           error, (long long)rows_checked,
-          (long long)(spec.groups == GroupRows::none ? spec.m : harness::taken_rows(spec)),
+          (long long)(spec.groups == GroupForm::none ? spec.m : harness::taken_rows(spec)),
           tolerance, passed ? "PASS" : "FAIL");
       if (is_fp8(spec.output_dtype)) {
         std::printf(
@@ -325,11 +328,13 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--batch", o.batch, "strided batch count")->capture_default_str();
   cmd->add_option("--grouped", o.grouped,
                   "grouped GEMM (mixture of experts): offsets (M rows shared by the groups in "
-                  "turn) or counts (each group a batch entry of up to M rows), or none")
+                  "turn), counts (each group a batch entry of up to M rows), k_offsets (K "
+                  "shared by the groups in turn, a D per group: weight gradients), or none")
       ->capture_default_str();
   cmd->add_option("--groups", o.groups, "--grouped: the number of groups, with random rows");
   cmd->add_option("--group-rows", o.group_rows,
-                  "--grouped: each group's rows, comma-separated (e.g. 512,0,1,4096)");
+                  "--grouped: each group's rows (k_offsets: K values), comma-separated (e.g. "
+                  "512,0,1,4096)");
   cmd->add_option("--backend", o.backend, "auto, gpu or cpu")->capture_default_str();
   cmd->add_option("--kernel", o.kernel, "GPU kernel (see `tilegemm info`) or auto")
       ->capture_default_str();

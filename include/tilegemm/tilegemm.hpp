@@ -114,27 +114,35 @@ struct Scales {
   const float* b = nullptr;
 };
 
-// Grouped GEMM (mixture of experts): the batch_count batch entries are G groups of rows whose
-// sizes are int32 values in device memory (host memory on the CPU backend), read when the call
-// runs, so a captured graph picks up new sizes with no host round trip. Every group has its own
-// B (b.batch_stride apart) and, with bias_batch_stride, its own bias; K and N are shared.
-//   none     a dense (batched) GEMM
-//   offsets  contiguous, for MoE prefill and training (torch._grouped_mm's `offs`): A is M x K,
-//            C and D are M x N, holding the groups' rows one after the other (their batch_stride
-//            is 0); group g takes rows offsets[g-1] .. offsets[g]-1, with offsets[-1] = 0. No
-//            padding to a tile is needed. D's rows from offsets[G-1] on are not written.
-//   counts   masked, for MoE decode under CUDA graphs (DeepGEMM's masked layout): batch entry g
-//            of A, C and D is a batch entry of M rows (M: the most rows a group may have), of
-//            which group g takes rows 0 .. counts[g]-1. Its other rows are neither read nor
-//            written.
-// The sizes are clamped when read (an offset to [the previous offset, M], a count to [0, M]),
-// so no value makes a call read or write outside the matrices.
-enum class GroupRows { none, offsets, counts };
-std::string_view to_string(GroupRows rows);
-std::optional<GroupRows> parse_group_rows(std::string_view text);  // none|offsets|counts
+// Grouped GEMM (mixture of experts): the batch_count batch entries are G groups whose sizes are
+// int32 values in device memory (host memory on the CPU backend), read when the call runs, so a
+// captured graph picks up new sizes with no host round trip. K and N are shared by every group
+// (and, in the k_offsets form, M too).
+//   none       a dense (batched) GEMM
+//   offsets    contiguous, for MoE prefill and training (torch._grouped_mm's `offs` of a 2-D A and
+//              a 3-D B): A is M x K, C and D are M x N, holding the groups' rows one after the
+//              other (their batch_stride is 0); group g takes rows offsets[g-1] .. offsets[g]-1,
+//              with offsets[-1] = 0, and its own B (b.batch_stride apart). No padding to a tile is
+//              needed. D's rows from offsets[G-1] on are not written.
+//   counts     masked, for MoE decode under CUDA graphs (DeepGEMM's masked layout): batch entry g
+//              of A, B, C and D is group g's, A, C and D of M rows (M: the most rows a group may
+//              have), of which group g takes rows 0 .. counts[g]-1. Its other rows are neither
+//              read nor written.
+//   k_offsets  along K, for the weight gradients of an MoE layer (torch._grouped_mm's `offs` of a
+//              2-D A and a 2-D B): A is M x K and B is K x N, holding the groups' K slices one
+//              after the other (their batch_stride is 0); group g takes K values offsets[g-1] ..
+//              offsets[g]-1, and batch entry g of C and D is its M x N result. A group with no K
+//              values gets the epilogue alone (activation(beta * C + bias)). K values from
+//              offsets[G-1] on are not read.
+// With bias_batch_stride, each group has its own bias. The sizes are clamped when read (an offset
+// to [the previous offset, M or K], a count to [0, M]), so no value makes a call read or write
+// outside the matrices.
+enum class GroupForm { none, offsets, counts, k_offsets };
+std::string_view to_string(GroupForm form);
+std::optional<GroupForm> parse_group_form(std::string_view text);  // none|offsets|counts|k_offsets
 
 struct Groups {
-  GroupRows rows = GroupRows::none;
+  GroupForm form = GroupForm::none;
   const int32_t* sizes = nullptr;  // batch_count values: offsets or counts
 };
 
@@ -145,7 +153,7 @@ struct GemmProblem {
   MatrixOutput d;
   EpilogueDesc epilogue;
   Scales scales;  // fp8 inputs only
-  Groups groups;  // a grouped GEMM's rows (Groups above)
+  Groups groups;  // a grouped GEMM (Groups above)
   // fp8 inputs: Hopper's fp8 tensor cores keep fewer bits in their sums than fp32. By default the
   // sums are moved into fp32 registers every 128 values of K (as DeepGEMM does), so the result
   // matches an fp32-accumulated one; true skips that, faster and less accurate (as

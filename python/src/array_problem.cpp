@@ -130,6 +130,27 @@ Status take_sizes(const MatmulArgs& args, int64_t groups, GemmProblem* p) {
   return Status::success();
 }
 
+// A grouped product's start: out of `shape`, no c, the problem's sizes.
+Status start_grouped(const MatmulArgs& args, const std::vector<int64_t>& shape, int64_t m,
+                     int64_t n, int64_t k, int64_t groups, GemmProblem* p) {
+  if (Status s = check_out_and_places(args, shape); !s.ok()) return s;
+  if (args.c) return invalid("c: a grouped product takes no c");
+  p->m = m;
+  p->n = n;
+  p->k = k;
+  p->batch_count = groups;
+  return Status::success();
+}
+
+// And its end: the epilogue (alpha, the activation, a bias per group) and the groups' sizes.
+Status finish_grouped(const MatmulArgs& args, GemmProblem* p) {
+  p->epilogue.alpha = args.alpha;
+  p->epilogue.activation = args.activation;
+  p->epilogue.leaky_relu_slope = args.leaky_relu_slope;
+  if (Status s = take_bias(args, {p->batch_count}, p); !s.ok()) return s;
+  return take_sizes(args, p->batch_count, p);
+}
+
 // The offsets form: a tokens x K, b groups x K x N, out tokens x N (C and D shared by the groups,
 // batch stride 0); c is not taken.
 Status make_offsets_problem(const MatmulArgs& args, GemmProblem* problem) {
@@ -149,14 +170,12 @@ Status make_offsets_problem(const MatmulArgs& args, GemmProblem* problem) {
                    " rows per group, but a's shape " + shape_text(a.shape) + " has " +
                    std::to_string(a.shape[1]) + " columns (K)");
   }
-  const std::vector<int64_t> shape{a.shape[0], b.shape[2]};
-  if (Status s = check_out_and_places(args, shape); !s.ok()) return s;
-  if (args.c) return invalid("c: a grouped product takes no c");
   GemmProblem& p = *problem;
-  p.m = shape[0];
-  p.n = shape[1];
-  p.k = a.shape[1];
-  p.batch_count = b.shape[0];
+  if (Status s = start_grouped(args, {a.shape[0], b.shape[2]}, a.shape[0], b.shape[2], a.shape[1],
+                               b.shape[0], &p);
+      !s.ok()) {
+    return s;
+  }
   if (p.batch_count == 0) return Status::success();  // no group: nothing is read or written
   p.d = {out.data, out.dtype, Layout::row_major, 0, 0};
   if (Status s = matrix_of(out, p.m, p.n, &p.d.layout, &p.d.ld); !s.ok()) return s;
@@ -167,11 +186,43 @@ Status make_offsets_problem(const MatmulArgs& args, GemmProblem* problem) {
   p.b.dtype = b.dtype;
   if (Status s = collapse_batch(b, 1, &groups, &p.b.batch_stride); !s.ok()) return s;
   if (Status s = matrix_of(b, p.k, p.n, &p.b.layout, &p.b.ld); !s.ok()) return s;
-  p.epilogue.alpha = args.alpha;
-  p.epilogue.activation = args.activation;
-  p.epilogue.leaky_relu_slope = args.leaky_relu_slope;
-  if (Status s = take_bias(args, {p.batch_count}, &p); !s.ok()) return s;
-  return take_sizes(args, p.batch_count, &p);
+  return finish_grouped(args, &p);
+}
+
+// The k_offsets form: a M x K and b K x N, holding each group's K values one after the other; out
+// groups x M x N, a D per group; c is not taken.
+Status make_k_offsets_problem(const MatmulArgs& args, GemmProblem* problem) {
+  const ArrayRef &a = args.a, &b = args.b, &out = args.out;
+  if (b.shape[0] != a.shape[1]) {
+    return invalid("b: its shape " + shape_text(b.shape) + " has " + std::to_string(b.shape[0]) +
+                   " rows, but a's shape " + shape_text(a.shape) + " has " +
+                   std::to_string(a.shape[1]) + " columns (K, which the groups share)");
+  }
+  if (!args.sizes) return invalid("offs: a grouped product needs its groups' sizes");
+  if (args.sizes->shape.size() != 1) {
+    return invalid(std::string(args.sizes->name) + ": its shape is " +
+                   shape_text(args.sizes->shape) + "; it holds one value per group (1-D)");
+  }
+  const int64_t groups = args.sizes->shape[0];
+  GemmProblem& p = *problem;
+  if (Status s = start_grouped(args, {groups, a.shape[0], b.shape[1]}, a.shape[0], b.shape[1],
+                               a.shape[1], groups, &p);
+      !s.ok()) {
+    return s;
+  }
+  if (groups == 0) return Status::success();  // no group: nothing is read or written
+  int64_t count = 0;
+  p.d = {out.data, out.dtype, Layout::row_major, 0, 0};
+  if (Status s = collapse_batch(out, 1, &count, &p.d.batch_stride); !s.ok()) return s;
+  if (count > 1 && p.d.batch_stride == 0) {
+    return invalid("out: its batch entries overlap (batch stride 0); it must be writable apart");
+  }
+  if (Status s = matrix_of(out, p.m, p.n, &p.d.layout, &p.d.ld); !s.ok()) return s;
+  p.a = {a.data, a.dtype, Layout::row_major, 0, 0};
+  if (Status s = matrix_of(a, p.m, p.k, &p.a.layout, &p.a.ld); !s.ok()) return s;
+  p.b = {b.data, b.dtype, Layout::row_major, 0, 0};
+  if (Status s = matrix_of(b, p.k, p.n, &p.b.layout, &p.b.ld); !s.ok()) return s;
+  return finish_grouped(args, &p);
 }
 }  // namespace
 
@@ -224,7 +275,8 @@ std::vector<int64_t> output_shape(const std::vector<int64_t>& a, const std::vect
 }
 
 Status make_problem(const MatmulArgs& args, GemmProblem* problem) {
-  if (args.groups == GroupRows::offsets) return make_offsets_problem(args, problem);
+  if (args.groups == GroupForm::offsets) return make_offsets_problem(args, problem);
+  if (args.groups == GroupForm::k_offsets) return make_k_offsets_problem(args, problem);
   std::string error;
   const std::vector<int64_t> shape = output_shape(args.a.shape, args.b.shape, &error);
   if (shape.empty()) return invalid(error);
@@ -285,7 +337,7 @@ Status make_problem(const MatmulArgs& args, GemmProblem* problem) {
       !s.ok()) {
     return s;
   }
-  if (args.groups == GroupRows::counts) return take_sizes(args, count, &p);
+  if (args.groups == GroupForm::counts) return take_sizes(args, count, &p);
   return Status::success();
 }
 

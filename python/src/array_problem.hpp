@@ -44,7 +44,7 @@ struct MatmulArgs {
   float leaky_relu_slope = 0.01f;
   // fp32 A and B: "ieee" (fp32 products), "tf32" (DType::tf32) or "tf32x3" (DType::tf32x3)
   std::string precision = "ieee";
-  GroupRows groups = GroupRows::none;
+  GroupForm groups = GroupForm::none;
   std::optional<ArrayRef> sizes;  // the groups' sizes (offsets or counts), one int32 a group
 };
 

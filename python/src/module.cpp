@@ -125,7 +125,7 @@ Call make_call(const Array& a, const Array& b, const Array& out, const std::opti
                const std::optional<Array>& bias, double alpha, double beta,
                const std::string& activation, double slope, const std::string& precision,
                const std::string& config, const std::string& kernel, const std::string& backend,
-               const std::string& autotune, uintptr_t stream, GroupRows groups = GroupRows::none,
+               const std::string& autotune, uintptr_t stream, GroupForm groups = GroupForm::none,
                const Array* sizes = nullptr) {
   MatmulArgs args;
   args.a = array_ref(a, "a");
@@ -139,7 +139,7 @@ Call make_call(const Array& a, const Array& b, const Array& out, const std::opti
   args.leaky_relu_slope = float(slope);
   args.precision = precision;
   args.groups = groups;
-  if (sizes) args.sizes = sizes_ref(*sizes, groups == GroupRows::offsets ? "offs" : "counts");
+  if (sizes) args.sizes = sizes_ref(*sizes, groups == GroupForm::offsets ? "offs" : "counts");
   Call call;
   if (Status s = make_problem(args, &call.problem); !s.ok()) raise(s);
   call.empty = call.problem.batch_count == 0;
@@ -269,15 +269,17 @@ nb::object run(const Array& a, const Array& b, const Array& out, const std::opti
   return execute(call, workspace_alloc, want_report);
 }
 
-// A grouped GEMM (tilegemm.grouped_mm): `form` is "offsets" or "counts", `sizes` its int32 values.
+// A grouped GEMM (tilegemm.grouped_mm): `form` is "offsets", "counts" or "k_offsets", `sizes` its
+// int32 values.
 nb::object grouped(const Array& a, const Array& b, const Array& out, const Array& sizes,
                    const std::string& form, const std::optional<Array>& bias, double alpha,
                    const std::string& activation, double slope, const std::string& config,
                    const std::string& kernel, const std::string& backend, uintptr_t stream,
                    nb::object workspace_alloc) {
-  const std::optional<GroupRows> groups = parse_group_rows(form);
-  if (!groups || *groups == GroupRows::none) {
-    throw nb::value_error(("form: '" + form + "' is not 'offsets' or 'counts'").c_str());
+  const std::optional<GroupForm> groups = parse_group_form(form);
+  if (!groups || *groups == GroupForm::none) {
+    throw nb::value_error(
+        ("form: '" + form + "' is not 'offsets', 'counts' or 'k_offsets'").c_str());
   }
   Call call = make_call(a, b, out, std::nullopt, bias, alpha, 0.0, activation, slope, "ieee",
                         config, kernel, backend, "", stream, *groups, &sizes);

@@ -1,5 +1,5 @@
-"""tilegemm.grouped_mm on NumPy arrays (the CPU backend): both forms of sizes, layouts of b, a
-bias per group and activations, against a float64 reference per group on fresh random data;
+"""tilegemm.grouped_mm on NumPy arrays (the CPU backend): the three forms of sizes (offs over a 3-D
+b, counts, and offs over a 2-D b: K split into groups), layouts, a bias per group and activations, against a float64 reference per group on fresh random data;
 rows outside the groups are left as they were; bad arguments raise naming them."""
 
 import numpy as np
@@ -65,6 +65,29 @@ def test_counts_masked_rows_per_group(dtype):
         assert np.isnan(out[g, c:]).all()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("layout_a", ["row", "col"])
+def test_offs_over_a_2d_b_splits_k_into_groups(dtype, layout_a):
+    """torch._grouped_mm's 2-D x 2-D form, a weight gradient: x.T @ dy per group of tokens."""
+    groups, m, n = 5, int(rng.integers(1, 50)), int(rng.integers(1, 50))
+    tokens = rng.integers(0, 30, size=groups)
+    tokens[3] = 0  # an empty group: its product is zero, its result the epilogue alone
+    offs = np.cumsum(tokens).astype(np.int32)
+    total = int(offs[-1]) + 2  # tokens past the last group belong to none
+    x = rng.standard_normal((total, m)).astype(dtype)
+    a = x.T if layout_a == "col" else np.ascontiguousarray(x.T)
+    dy = rng.standard_normal((total, n)).astype(dtype)
+    bias = rng.standard_normal((groups, n)).astype(dtype)
+    result = tilegemm.grouped_mm(a, dy, offs, bias=bias, activation="relu")
+    assert result.shape == (groups, m, n) and result.dtype == dtype
+    begin = 0
+    for g in range(groups):
+        end = int(offs[g])
+        expected = reference64(a[:, begin:end], dy[begin:end], bias=bias[g], activation="relu")
+        assert relative_error(result[g], expected) < TOLERANCE[np.dtype(dtype).name]
+        begin = end
+
+
 def test_the_result_is_allocated_with_the_product_shape():
     a = rng.standard_normal((7, 8)).astype(np.float32)
     b = rng.standard_normal((2, 8, 3)).astype(np.float32)
@@ -89,6 +112,10 @@ BAD = [
     ("bias's shape", dict(bias=np.ones((3, 6), np.float32)), ValueError, "bias: its shape"),
     ("out's shape", dict(out_shape=(5, 7)), ValueError, "out: its shape"),
     ("bad activation", dict(activation="tanh"), ValueError, "activation"),
+    ("K differs, offs over a 2-D b", dict(b=np.ones((3, 6), np.float32), out_shape=(2, 5, 6)),
+     ValueError, "b: its shape"),
+    ("out's shape, offs over a 2-D b", dict(b=np.ones((4, 6), np.float32)), ValueError,
+     "out: its shape"),
 ]
 
 

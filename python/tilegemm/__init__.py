@@ -56,6 +56,9 @@ def grouped_mm(a, b, offs=None, *, counts=None, bias=None, alpha=1.0, activation
     offs: a is (tokens, K), each group's rows one after the other, b is (groups, K, N) and the
     result (tokens, N); offs (groups,) int32 holds each group's end row (cumulative: group g takes
     rows offs[g-1] .. offs[g]-1, offs[-1] = 0). Rows from offs[-1] on are not written.
+    offs with a 2-D b (weight gradients): a is (M, tokens) and b (tokens, N), each group's tokens
+    one after the other along K, and the result (groups, M, N): group g's product over tokens
+    offs[g-1] .. offs[g]-1 (zero for a group with none).
     counts: a is (groups, rows, K), b (groups, K, N) and the result (groups, rows, N) (DeepGEMM's
     masked layout); group g takes rows 0 .. counts[g]-1 of its entry, and its other rows are not
     written. Either way the sizes lie beside a (device memory for device arrays) and are read when

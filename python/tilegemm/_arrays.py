@@ -148,22 +148,26 @@ class Adapter:
                             f"is a {self.library} array")
         (_, bias, alpha, _, activation, slope, _), out_dtype = self.arguments(
             a, b, None, alpha, None, bias, activation, leaky_relu_slope, "ieee", out_dtype, out)
-        rank = 2 if offs is not None else 3
-        if len(a.shape) != rank or len(b.shape) != 3:
-            want = "(tokens, K) and (groups, K, N)" if rank == 2 else \
-                "(groups, rows, K) and (groups, K, N)"
+        # offs over a 2-D b: K is the groups' (torch._grouped_mm's 2-D x 2-D, weight gradients)
+        form = "counts" if offs is None else \
+            "k_offsets" if len(a.shape) == 2 and len(b.shape) == 2 else "offsets"
+        ranks = {"offsets": (2, 3), "counts": (3, 3), "k_offsets": (2, 2)}[form]
+        if (len(a.shape), len(b.shape)) != ranks:
+            want = "(tokens, K) and (groups, K, N), or (M, tokens) and (tokens, N)" \
+                if form != "counts" else "(groups, rows, K) and (groups, K, N)"
             raise ValueError(f"a, b: {name} takes a and b of shapes {want}; theirs are "
                              f"{tuple(a.shape)} and {tuple(b.shape)}")
         given = out is not None
         if not given:
-            out = self.empty(tuple(a.shape[:-1]) + (b.shape[-1],),
-                             a.dtype if out_dtype is None else out_dtype, a)
+            groups = sizes.shape[0] if len(sizes.shape) == 1 else 0
+            shape = (groups, a.shape[0], b.shape[1]) if form == "k_offsets" else \
+                tuple(a.shape[:-1]) + (b.shape[-1],)
+            out = self.empty(shape, a.dtype if out_dtype is None else out_dtype, a)
         else:
             self.check_writable(out)
         stream = self.stream(a)
         native = self.native
-        _native.grouped(native(a), native(b), native(out), native(sizes),
-                        "offsets" if offs is not None else "counts",
+        _native.grouped(native(a), native(b), native(out), native(sizes), form,
                         None if bias is None else native(bias), alpha, activation, slope,
                         _text("config", config), _text("kernel", kernel, "auto"),
                         _text("backend", backend, "auto"), stream, self.workspace_alloc(a))

@@ -73,16 +73,16 @@ struct Program {
         tile_b(size_t(config.block_k) * config.block_n),
         acc(size_t(config.block_m) * config.block_n) {}
 
-  // Tile `tile` of batch entry (group) `batch`, whose rows of A, C and D are `range` (a dense
-  // problem's: all M rows of its own batch entry).
-  void run(int64_t batch, TileCoord tile, GroupRowRange range) {
+  // Tile `tile` of batch entry (group) `batch`, whose rows of A, C and D are `range` and K values
+  // of A and B `ks` (a dense problem's: all M rows of its own batch entry, all K).
+  void run(int64_t batch, TileCoord tile, GroupRowRange range, GroupKRange ks) {
     const int bm = cfg.block_m, bn = cfg.block_n, bk = cfg.block_k;
     const int64_t row0 = range.begin + tile.pid_m * bm, col0 = tile.pid_n * bn;
     const int rows = valid_extent(range.end, row0, bm);
     const int cols = valid_extent(p.n, col0, bn);
     std::fill(acc.begin(), acc.end(), 0.0f);
-    for (int64_t k0 = 0; k0 < p.k; k0 += bk) {
-      const int depth = valid_extent(p.k, k0, bk);
+    for (int64_t k0 = ks.begin; k0 < ks.end; k0 += bk) {
+      const int depth = valid_extent(ks.end, k0, bk);
       for (int i = 0; i < rows; ++i) {
         load_row(a, range.batch, row0 + i, k0, depth, &tile_a[size_t(i) * bk]);
       }
@@ -169,11 +169,14 @@ Status run(const GemmProblem& p, const KernelConfig& cfg, int num_threads) {
   // Work item w is tile w - first[g] of group g, for first[g] <= w < first[g + 1]: the groups'
   // tiles one after the other (a dense problem's batch entries are groups of all M rows).
   std::vector<GroupRowRange> ranges;
+  std::vector<GroupKRange> k_ranges;
   std::vector<int64_t> first{0};
   try {
     for (int64_t g = 0; g < p.batch_count; ++g) {
-      ranges.push_back(group_rows_after(p.groups.rows, p.groups.sizes, g, p.m,
+      ranges.push_back(group_rows_after(p.groups.form, p.groups.sizes, g, p.m,
                                         ranges.empty() ? 0 : ranges.back().end));
+      k_ranges.push_back(group_k_after(p.groups.form, p.groups.sizes, g, p.k,
+                                       k_ranges.empty() ? 0 : k_ranges.back().end));
       first.push_back(first.back() +
                       num_tiles(ranges.back().rows(), p.n, cfg.block_m, cfg.block_n));
     }
@@ -198,7 +201,7 @@ Status run(const GemmProblem& p, const KernelConfig& cfg, int num_threads) {
         program.run(g,
                     grouped_tile_order(item - first[size_t(g)], range.rows(), p.n, cfg.block_m,
                                        cfg.block_n, cfg.group_size_m),
-                    range);
+                    range, k_ranges[size_t(g)]);
       }
       const std::lock_guard<std::mutex> hold(amax_lock);
       amax = std::fmax(amax, program.amax);

@@ -135,17 +135,19 @@ std::vector<double> grouped_gemm(const GemmProblem& p, const std::vector<int32_t
                                  const std::vector<int64_t>& only, int num_threads) {
   std::vector<char> wanted(size_t(p.m), only.empty() ? 1 : 0);
   for (int64_t r : only) wanted[size_t(r)] = 1;
-  const bool offsets = p.groups.rows == GroupRows::offsets;
+  const bool offsets = p.groups.form == GroupForm::offsets;
   const int64_t entries = offsets ? 1 : p.batch_count;
   std::vector<double> out(size_t(entries * p.m * p.n), std::numeric_limits<double>::quiet_NaN());
   const auto advance = [](const void* data, DType dtype, int64_t elements) {
     return static_cast<const void*>(static_cast<const char*>(data) + elements * dtype_size(dtype));
   };
-  int64_t begin = 0;  // offsets: where group g's rows start
+  int64_t begin = 0;    // offsets: where group g's rows start
+  int64_t k_begin = 0;  // k_offsets: where its K values start
   for (int64_t g = 0; g < p.batch_count; ++g) {
     // offsets: rows begin .. sizes[g] - 1 of the one entry; counts: rows 0 .. sizes[g] - 1 of
-    // entry g
-    const int64_t first = offsets ? begin : 0, end = sizes[size_t(g)];
+    // entry g; k_offsets: every row of entry g, over K values k_begin .. sizes[g] - 1
+    const bool k_form = p.groups.form == GroupForm::k_offsets;
+    const int64_t first = offsets ? begin : 0, end = k_form ? p.m : sizes[size_t(g)];
     std::vector<int64_t> rows;
     for (int64_t r = first; r < end; ++r) {
       if (wanted[size_t(r)]) rows.push_back(r);
@@ -156,6 +158,15 @@ std::vector<double> grouped_gemm(const GemmProblem& p, const std::vector<int32_t
     const int64_t entry = offsets ? 0 : g;
     q.a.data = advance(p.a.data, p.a.dtype, entry * p.a.batch_stride);
     q.b.data = advance(p.b.data, p.b.dtype, g * p.b.batch_stride);
+    if (k_form) {
+      const int64_t k_end = sizes[size_t(g)];
+      q.k = k_end - k_begin;
+      q.a.ld = effective_ld(p.a.ld, p.a.layout, p.m, p.k);  // the whole matrix's, not q's
+      q.b.ld = effective_ld(p.b.ld, p.b.layout, p.k, p.n);
+      q.a.data = advance(q.a.data, p.a.dtype, k_begin * view_of(p.a, p.m, p.k).stride.col);
+      q.b.data = advance(q.b.data, p.b.dtype, k_begin * view_of(p.b, p.k, p.n).stride.row);
+      k_begin = k_end;
+    }
     if (p.c.data) q.c.data = advance(p.c.data, p.c.dtype, entry * p.c.batch_stride);
     if (p.epilogue.bias) {
       q.epilogue.bias =
@@ -185,7 +196,7 @@ double relative_error(const std::vector<double>& x, const std::vector<double>& r
 std::vector<double> read_output(const GemmProblem& p, const std::vector<int64_t>& row_list) {
   const std::vector<int64_t> rows = all_rows_if_empty(row_list, p.m);
   const MatrixView d = view_of(p.d, p.m, p.n);
-  const int64_t entries = p.groups.rows == GroupRows::offsets ? 1 : p.batch_count;
+  const int64_t entries = p.groups.form == GroupForm::offsets ? 1 : p.batch_count;
   std::vector<double> out;
   out.reserve(size_t(entries) * rows.size() * size_t(p.n));
   for (int64_t batch = 0; batch < entries; ++batch)

@@ -19,9 +19,9 @@ std::vector<double> gemm(const GemmProblem& problem, const std::vector<int64_t>&
                          int num_threads = 0);
 
 // A grouped problem's D (problem.groups; `sizes`: the groups' int32 sizes in host memory), as
-// row-major M x N doubles per batch entry of D (one for offsets, G for counts), NaN in the rows
-// no group takes: those the call must leave as they were. Each group is computed on its own,
-// as gemm() above computes a one-entry problem cut out of `problem` by pointer arithmetic.
+// row-major M x N doubles per batch entry of D (one for offsets, G for counts and k_offsets), NaN
+// in the rows no group takes: those the call must leave as they were. Each group is computed on its
+// own, as gemm() above computes a one-entry problem cut out of `problem` by pointer arithmetic.
 // `rows`: only these rows of each entry are computed (the others NaN too); empty = all.
 std::vector<double> grouped_gemm(const GemmProblem& problem, const std::vector<int32_t>& sizes,
                                  const std::vector<int64_t>& rows = {}, int num_threads = 0);

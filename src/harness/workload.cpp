@@ -91,10 +91,12 @@ Status to_device(const std::vector<uint8_t>& host, DeviceBuffer* out) {
   return host.empty() ? Status::success() : upload(host.data(), host.size(), out);
 }
 
-// The int32 sizes a grouped problem reads: for offsets, where each group's rows end; for counts,
-// the rows themselves.
-std::vector<uint8_t> group_sizes(GroupRows form, std::vector<int32_t> rows) {
-  if (form == GroupRows::offsets) std::partial_sum(rows.begin(), rows.end(), rows.begin());
+// The int32 sizes a grouped problem reads: for offsets (k_offsets), where each group's rows (K
+// values) end; for counts, the rows themselves.
+std::vector<uint8_t> group_sizes(GroupForm form, std::vector<int32_t> rows) {
+  if (form == GroupForm::offsets || form == GroupForm::k_offsets) {
+    std::partial_sum(rows.begin(), rows.end(), rows.begin());
+  }
   std::vector<uint8_t> bytes(rows.size() * sizeof(int32_t));
   std::memcpy(bytes.data(), rows.data(), bytes.size());
   return bytes;
@@ -120,15 +122,15 @@ int64_t storage_elements(Layout layout, int64_t rows, int64_t cols, int64_t ld, 
   return (batch_count - 1) * batch_stride + one;
 }
 
-std::vector<int32_t> random_group_rows(GroupRows form, int64_t groups, int64_t m, uint64_t seed) {
+std::vector<int32_t> random_group_rows(GroupForm form, int64_t groups, int64_t m, uint64_t seed) {
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + 7);
   std::vector<int32_t> rows(size_t(std::max<int64_t>(groups, 0)));
-  if (form == GroupRows::counts) {
+  if (form == GroupForm::counts) {
     std::uniform_int_distribution<int64_t> count(0, m);
     for (int32_t& r : rows) r = int32_t(count(rng));
     return rows;
   }
-  // offsets: groups - 1 cuts of [0, m], sorted; equal cuts leave empty groups
+  // offsets and k_offsets: groups - 1 cuts of [0, m], sorted; equal cuts leave empty groups
   std::uniform_int_distribution<int64_t> cut(0, m);
   std::vector<int64_t> cuts(rows.size() > 0 ? rows.size() - 1 : 0);
   for (int64_t& c : cuts) c = cut(rng);
@@ -143,10 +145,17 @@ std::vector<int32_t> random_group_rows(GroupRows form, int64_t groups, int64_t m
 }
 
 int64_t taken_rows(const WorkloadSpec& s) {
-  if (s.groups == GroupRows::none) return s.m * s.batch_count;
+  if (s.groups == GroupForm::none || s.groups == GroupForm::k_offsets) return s.m * s.batch_count;
   int64_t rows = 0;
   for (int32_t r : s.group_rows) rows += r;
   return rows;
+}
+
+double flops(const WorkloadSpec& s) {
+  if (s.groups != GroupForm::k_offsets) return 2.0 * double(taken_rows(s)) * double(s.n) * s.k;
+  int64_t k = 0;
+  for (int32_t r : s.group_rows) k += r;
+  return 2.0 * double(s.m) * double(s.n) * double(k);
 }
 
 DType default_output_dtype(DType input_dtype) {
@@ -166,9 +175,11 @@ Workload::Workload(const WorkloadSpec& spec, bool on_gpu) : spec_(spec), on_gpu_
 
 double Workload::host_bytes(const WorkloadSpec& s) {
   // A matrix's batch entries are packed: ld * lines each (negative values count as nothing).
-  // The groups of the offsets form share A, C and D (B has an entry per group).
+  // The groups of the offsets form share A, C and D (B has an entry per group), those of the
+  // k_offsets form A and B.
   const double entries = std::max(double(s.batch_count), 1.0);
-  const double shared = s.groups == GroupRows::offsets ? 1.0 : entries;
+  const double shared = s.groups == GroupForm::offsets ? 1.0 : entries;
+  const double k_shared = s.groups == GroupForm::k_offsets ? 1.0 : entries;
   const auto matrix = [&](Layout layout, double rows, double cols, double ld, DType dtype,
                           double count) {
     const double lines = layout == Layout::row_major ? rows : cols;
@@ -181,18 +192,18 @@ double Workload::host_bytes(const WorkloadSpec& s) {
       s.c_transposed ? (s.layout_c == Layout::row_major ? Layout::col_major : Layout::row_major)
                      : s.layout_c;
   double bytes =
-      matrix(s.layout_a, m, k, double(s.lda), s.input_dtype, shared) +
-      matrix(s.layout_b, k, n, double(s.ldb), s.input_dtype_b.value_or(s.input_dtype), entries) +
+      matrix(s.layout_a, m, k, double(s.lda), s.input_dtype, std::min(shared, k_shared)) +
+      matrix(s.layout_b, k, n, double(s.ldb), s.input_dtype_b.value_or(s.input_dtype), k_shared) +
       matrix(c_layout, m, n, s.c_transposed ? 0.0 : double(s.ldc), c_dtype(s), shared) +
       matrix(s.layout_c, m, n, double(s.ldc), s.output_dtype, shared);
-  if (s.bias) bytes += n * dtype_size(c_dtype(s)) * (s.groups == GroupRows::none ? 1 : entries);
+  if (s.bias) bytes += n * dtype_size(c_dtype(s)) * (s.groups == GroupForm::none ? 1 : entries);
   if (s.scale_mode == ScaleMode::block) bytes += 4.0 * (m + n) * std::ceil(k / kScaleBlock);
   if (s.scale_mode == ScaleMode::channel) bytes += 4.0 * (m + n);
   return bytes;
 }
 
 Status Workload::check_spec(const WorkloadSpec& s) {
-  if (s.groups != GroupRows::none) {
+  if (s.groups != GroupForm::none) {
     const std::string form(to_string(s.groups));
     if (int64_t(s.group_rows.size()) != s.batch_count) {
       return {StatusCode::invalid_argument, "group_rows: " + std::to_string(s.group_rows.size()) +
@@ -202,17 +213,22 @@ Status Workload::check_spec(const WorkloadSpec& s) {
     int64_t sum = 0;
     for (int32_t r : s.group_rows) {
       if (r < 0) return {StatusCode::invalid_argument, "group_rows: a group has fewer than 0 rows"};
-      if (s.groups == GroupRows::counts && r > s.m) {
+      if (s.groups == GroupForm::counts && r > s.m) {
         return {StatusCode::invalid_argument, "group_rows: a group of " + std::to_string(r) +
                                                   " rows in batch entries of m = " +
                                                   std::to_string(s.m) + " (groups " + form + ")"};
       }
       sum += r;
     }
-    if (s.groups == GroupRows::offsets && sum > s.m) {
+    if (s.groups == GroupForm::offsets && sum > s.m) {
       return {StatusCode::invalid_argument, "group_rows: the groups take " + std::to_string(sum) +
                                                 " rows, more than m = " + std::to_string(s.m) +
                                                 " (groups offsets)"};
+    }
+    if (s.groups == GroupForm::k_offsets && sum > s.k) {
+      return {StatusCode::invalid_argument, "group_rows: the groups take " + std::to_string(sum) +
+                                                " K values, more than k = " + std::to_string(s.k) +
+                                                " (groups k_offsets)"};
     }
   }
   const double bytes = host_bytes(s), available = host_memory_bytes();
@@ -237,7 +253,7 @@ Status Workload::check_spec(const WorkloadSpec& s) {
                                               s.bias ? at(5) : nullptr,
                                               s.scale_mode != ScaleMode::none ? at(6) : nullptr,
                                               s.scale_mode != ScaleMode::none ? at(7) : nullptr,
-                                              s.groups != GroupRows::none ? at(8) : nullptr,
+                                              s.groups != GroupForm::none ? at(8) : nullptr,
                                               fp8_d ? at(9) : nullptr, fp8_d ? at(10) : nullptr);
   return validate(p);
 }
@@ -259,11 +275,12 @@ Status Workload::create_checked(const WorkloadSpec& spec, bool on_gpu,
     return storage_elements(layout, rows, cols, ld, batches, packed_stride(layout, rows, cols, ld));
   };
   const int64_t entries = w->entries();
-  w->host_a_ =
-      random_buffer(elements(s.layout_a, s.m, s.k, s.lda, entries), s.input_dtype, s.seed * 4 + 0);
-  w->host_b_ = random_buffer(elements(s.layout_b, s.k, s.n, s.ldb, s.batch_count), w->dtype_b(),
-                             s.seed * 4 + 1);
-  if (s.groups != GroupRows::none) w->host_sizes_ = group_sizes(s.groups, s.group_rows);
+  const int64_t b_entries = s.groups == GroupForm::k_offsets ? 1 : s.batch_count;
+  w->host_a_ = random_buffer(elements(s.layout_a, s.m, s.k, s.lda, std::min(entries, b_entries)),
+                             s.input_dtype, s.seed * 4 + 0);
+  w->host_b_ =
+      random_buffer(elements(s.layout_b, s.k, s.n, s.ldb, b_entries), w->dtype_b(), s.seed * 4 + 1);
+  if (s.groups != GroupForm::none) w->host_sizes_ = group_sizes(s.groups, s.group_rows);
   if (s.scale_mode != ScaleMode::none) {
     // The counts the problem needs (scales.hpp), drawn from their own streams.
     GemmProblem shape;
@@ -280,7 +297,7 @@ Status Workload::create_checked(const WorkloadSpec& spec, bool on_gpu,
   w->host_c_ = random_buffer(elements(w->layout_of_c(), s.m, s.n, w->ld_of_c(), entries),
                              c_dtype(s), s.seed * 4 + 2);
   if (s.bias) {
-    const int64_t biases = s.groups == GroupRows::none ? 1 : s.batch_count;
+    const int64_t biases = s.groups == GroupForm::none ? 1 : s.batch_count;
     w->host_bias_ = random_buffer(s.n * biases, c_dtype(s), s.seed * 4 + 3);
   }
   if (w->fp8_d()) {
@@ -332,13 +349,14 @@ GemmProblem Workload::problem_over(const void* a, const void* b, const void* c, 
   p.d.amax = static_cast<float*>(amax);
   if (s.batch_count == 1)
     p.a.batch_stride = p.b.batch_stride = p.c.batch_stride = p.d.batch_stride = 0;
-  if (s.groups != GroupRows::none) p.groups = {s.groups, static_cast<const int32_t*>(sizes)};
-  if (s.groups == GroupRows::offsets) p.a.batch_stride = p.c.batch_stride = p.d.batch_stride = 0;
+  if (s.groups != GroupForm::none) p.groups = {s.groups, static_cast<const int32_t*>(sizes)};
+  if (s.groups == GroupForm::offsets) p.a.batch_stride = p.c.batch_stride = p.d.batch_stride = 0;
+  if (s.groups == GroupForm::k_offsets) p.a.batch_stride = p.b.batch_stride = 0;
   p.epilogue.alpha = s.alpha;
   p.epilogue.beta = s.beta;
   p.epilogue.bias = bias;
   p.epilogue.bias_dtype = c_dtype(s);
-  if (s.groups != GroupRows::none) p.epilogue.bias_batch_stride = s.n;  // a bias per group
+  if (s.groups != GroupForm::none) p.epilogue.bias_batch_stride = s.n;  // a bias per group
   p.epilogue.activation = s.activation;
   p.epilogue.leaky_relu_slope = s.leaky_relu_slope;
   return p;
@@ -368,7 +386,7 @@ Layout Workload::layout_of_c() const {
 Status Workload::set_group_rows(const std::vector<int32_t>& rows) {
   WorkloadSpec changed = spec_;
   changed.group_rows = rows;
-  if (spec_.groups == GroupRows::none) {
+  if (spec_.groups == GroupForm::none) {
     return {StatusCode::invalid_argument, "set_group_rows: the workload has no groups"};
   }
   if (Status s = check_spec(changed); !s.ok()) return s;
@@ -423,7 +441,7 @@ Status Workload::fetch_output() {
 
 double Workload::check(double max_reference_flops, int64_t* rows_checked,
                        double* amax_error) const {
-  if (spec_.groups != GroupRows::none) return check_grouped(max_reference_flops, rows_checked);
+  if (spec_.groups != GroupForm::none) return check_grouped(max_reference_flops, rows_checked);
   // The reference reads the inputs as drawn (host_c_ is never written) and D as fetched.
   GemmProblem host = problem_over(
       host_a_.data(), host_b_.data(), host_c_.data(), const_cast<uint8_t*>(host_d_.data()),
@@ -485,9 +503,10 @@ double Workload::check_grouped(double max_reference_flops, int64_t* rows_checked
   std::vector<std::pair<int64_t, int64_t>> taken;
   int64_t begin = 0;
   for (size_t g = 0; g < s.group_rows.size(); ++g) {
-    const int64_t entry = s.groups == GroupRows::offsets ? 0 : int64_t(g);
-    const int64_t first = s.groups == GroupRows::offsets ? begin : 0;
-    for (int64_t r = first; r < first + s.group_rows[g]; ++r) taken.push_back({entry, r});
+    const int64_t entry = s.groups == GroupForm::offsets ? 0 : int64_t(g);
+    const int64_t first = s.groups == GroupForm::offsets ? begin : 0;
+    const int64_t rows = s.groups == GroupForm::k_offsets ? s.m : s.group_rows[g];
+    for (int64_t r = first; r < first + rows; ++r) taken.push_back({entry, r});
     begin += s.group_rows[g];
   }
   std::vector<char> is_taken(size_t(entries() * s.m), 0);
@@ -527,7 +546,12 @@ double Workload::min_bytes() const {
   const WorkloadSpec& s = spec_;
   const double in_a = dtype_size(s.input_dtype), in_b = dtype_size(dtype_b()),
                out = dtype_size(s.output_dtype), c = dtype_size(c_dtype(s));
-  if (s.groups != GroupRows::none) {
+  if (s.groups == GroupForm::k_offsets) {  // A and B read once, a D per group
+    const double k = flops(s) / (2.0 * double(s.m) * double(s.n));
+    return double(s.m) * k * in_a + k * s.n * in_b +
+           double(s.batch_count) * s.m * s.n * (out + (s.beta != 0.0f ? c : 0.0));
+  }
+  if (s.groups != GroupForm::none) {
     const double rows = double(taken_rows(s));
     return rows * s.k * in_a + double(s.batch_count) * s.k * s.n * in_b +
            rows * s.n * (out + (s.beta != 0.0f ? c : 0.0));

@@ -35,18 +35,23 @@ struct WorkloadSpec {
   bool c_transposed = false;
   // A grouped GEMM (tilegemm.hpp: Groups) of batch_count groups with group_rows[g] rows each: in
   // the offsets form they follow each other in M rows (M >= their sum; rows past it belong to no
-  // group), in the counts form each is a batch entry of M rows. With `bias`, a bias per group.
-  GroupRows groups = GroupRows::none;
+  // group), in the counts form each is a batch entry of M rows. In the k_offsets form group_rows[g]
+  // counts group g's K values instead, following each other in K (K >= their sum), and each
+  // group's D is a batch entry of M rows. With `bias`, a bias per group.
+  GroupForm groups = GroupForm::none;
   std::vector<int32_t> group_rows;
   uint64_t seed = 1;
 };
 
-// Rows for `groups` groups drawn from `seed`: for offsets, a random split of m rows (empty
-// groups included); for counts, each from 0 to m.
-std::vector<int32_t> random_group_rows(GroupRows form, int64_t groups, int64_t m, uint64_t seed);
+// Sizes for `groups` groups drawn from `seed`: for offsets and k_offsets, a random split of m rows
+// or K values (empty groups included); for counts, each from 0 to m.
+std::vector<int32_t> random_group_rows(GroupForm form, int64_t groups, int64_t m, uint64_t seed);
 
-// The rows the groups take in all (M x batch_count for a dense problem): what the FLOPs count.
+// The rows of D the groups take in all (M x batch_count for a dense problem or k_offsets).
 int64_t taken_rows(const WorkloadSpec& spec);
+// The FLOPs the problem counts: 2 x taken_rows x N x K, or 2 x M x N x the K values the groups
+// take (k_offsets).
+double flops(const WorkloadSpec& spec);
 
 class Workload {
  public:
@@ -92,7 +97,7 @@ class Workload {
                            const void* scale_a, const void* scale_b, const void* sizes = nullptr,
                            const void* d_scale = nullptr, void* amax = nullptr) const;
   // Batch entries of A, C and D: one shared by the groups of the offsets form.
-  int64_t entries() const { return spec_.groups == GroupRows::offsets ? 1 : spec_.batch_count; }
+  int64_t entries() const { return spec_.groups == GroupForm::offsets ? 1 : spec_.batch_count; }
   double check_grouped(double max_reference_flops, int64_t* rows_checked) const;
   // C's layout and leading dimension (c_transposed: the other layout, packed).
   Layout layout_of_c() const;

@@ -211,7 +211,7 @@ Status copy_operand(const MatrixInput& in, const OperandCopy& c, void* workspace
 
 AlignedCopyPlan copy_plan(const GemmProblem& p, const GemmOptions& options) {
   // A grouped problem's operands are taken as they are (the copies know no groups).
-  if (p.groups.rows != GroupRows::none) return {};
+  if (p.groups.form != GroupForm::none) return {};
   // tf32x3 is the tf32 kernels' product of the split copies, for any kernel and size.
   if (p.a.dtype == DType::tf32x3) return plan_tf32x3_copies(p);
   const bool automatic = options.kernel.empty() || options.kernel == "auto";

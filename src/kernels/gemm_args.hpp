@@ -17,7 +17,7 @@ struct GemmArgs {
   MatrixView b;  // K x N
   EpilogueParams epilogue;
   ScaleView scales;  // fp8 inputs
-  Groups groups;     // a grouped GEMM's rows (batch_count groups)
+  Groups groups;     // a grouped GEMM (batch_count groups)
   bool fast_accumulation = false;
   int group_size_m = 8;
 };

@@ -38,9 +38,9 @@ inline gpu::Kernel compiled_configs_kernel(const char* name, const char* descrip
                            const GemmProblem& problem, const KernelConfig& asked) {
     // (Built by appending: g++ 12 warns falsely (-Wrestrict) on chains of string operator+.)
     std::string why;
-    if (problem.groups.rows != GroupRows::none && !takes_groups) {
-      why.append("kernel ").append(name).append(" runs no grouped GEMM (groups.rows ");
-      why.append(to_string(problem.groups.rows)).append("); kernel sm90 and the CPU backend do");
+    if (problem.groups.form != GroupForm::none && !takes_groups) {
+      why.append("kernel ").append(name).append(" runs no grouped GEMM (groups.form ");
+      why.append(to_string(problem.groups.form)).append("); kernel sm90 and the CPU backend do");
       return why;
     }
     bool takes_dtype = false;

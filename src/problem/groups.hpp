@@ -1,6 +1,6 @@
-// A grouped GEMM's rows (tilegemm.hpp: Groups): where group g's rows lie in A, C and D, from the
-// sizes as the call reads them. Host and device: the sm90 grouped kernel, the CPU backend and the
-// host tests all take a group's rows from here.
+// A grouped GEMM's groups (tilegemm.hpp: Groups): where group g's rows lie in A, C and D, and its
+// K values in A and B, from the sizes as the call reads them. Host and device: the sm90 grouped
+// kernel, the CPU backend, the reference and the host tests all take a group's part from here.
 #pragma once
 
 #include <cstdint>
@@ -11,11 +11,17 @@
 namespace tilegemm {
 
 // Rows begin .. end - 1 of batch entry `batch` of A, C and D (for offsets, entry 0: the groups
-// share one matrix; for counts, entry g).
+// share one matrix; for counts and k_offsets, entry g of C and D, and of A for counts).
 struct GroupRowRange {
   int64_t batch = 0;
   int64_t begin = 0, end = 0;
   TILEGEMM_HOST_DEVICE constexpr int64_t rows() const { return end - begin; }
+};
+
+// K values begin .. end - 1 of A and B: a group's own in the k_offsets form, all K otherwise.
+struct GroupKRange {
+  int64_t begin = 0, end = 0;
+  TILEGEMM_HOST_DEVICE constexpr int64_t size() const { return end - begin; }
 };
 
 TILEGEMM_HOST_DEVICE constexpr int64_t clamp_rows(int64_t v, int64_t lo, int64_t hi) {
@@ -27,19 +33,36 @@ TILEGEMM_HOST_DEVICE constexpr int64_t clamp_rows(int64_t v, int64_t lo, int64_t
 // read each size once. Clamped so that whatever the values, the rows lie inside the matrix and the
 // groups of the offsets form do not overlap (an offset below the one before leaves its group
 // empty).
-TILEGEMM_HOST_DEVICE constexpr GroupRowRange group_rows_after(GroupRows kind, const int32_t* sizes,
+TILEGEMM_HOST_DEVICE constexpr GroupRowRange group_rows_after(GroupForm kind, const int32_t* sizes,
                                                               int64_t g, int64_t m,
                                                               int64_t previous_end) {
-  if (kind == GroupRows::counts) return {g, 0, clamp_rows(sizes[g], 0, m)};
-  if (kind == GroupRows::offsets) return {0, previous_end, clamp_rows(sizes[g], previous_end, m)};
+  if (kind == GroupForm::counts) return {g, 0, clamp_rows(sizes[g], 0, m)};
+  if (kind == GroupForm::offsets) return {0, previous_end, clamp_rows(sizes[g], previous_end, m)};
   return {g, 0, m};
 }
 
+// Group g's K values of a problem of K = k, given where group g - 1's end (`previous_end`; 0 for
+// group 0), clamped as the rows are.
+TILEGEMM_HOST_DEVICE constexpr GroupKRange group_k_after(GroupForm kind, const int32_t* sizes,
+                                                         int64_t g, int64_t k,
+                                                         int64_t previous_end) {
+  if (kind == GroupForm::k_offsets) return {previous_end, clamp_rows(sizes[g], previous_end, k)};
+  return {0, k};
+}
+
 // Group g's rows, from the start.
-TILEGEMM_HOST_DEVICE constexpr GroupRowRange group_rows(GroupRows kind, const int32_t* sizes,
+TILEGEMM_HOST_DEVICE constexpr GroupRowRange group_rows(GroupForm kind, const int32_t* sizes,
                                                         int64_t g, int64_t m) {
   GroupRowRange r{};
   for (int64_t i = 0; i <= g; ++i) r = group_rows_after(kind, sizes, i, m, r.end);
+  return r;
+}
+
+// Group g's K values, from the start.
+TILEGEMM_HOST_DEVICE constexpr GroupKRange group_k(GroupForm kind, const int32_t* sizes, int64_t g,
+                                                   int64_t k) {
+  GroupKRange r{};
+  for (int64_t i = 0; i <= g; ++i) r = group_k_after(kind, sizes, i, k, r.end);
   return r;
 }
 

@@ -97,22 +97,26 @@ std::optional<ScaleMode> parse_scale_mode(std::string_view s) {
   return std::nullopt;
 }
 
-std::string_view to_string(GroupRows rows) {
-  switch (rows) {
-    case GroupRows::none:
+std::string_view to_string(GroupForm form) {
+  switch (form) {
+    case GroupForm::none:
       return "none";
-    case GroupRows::offsets:
+    case GroupForm::offsets:
       return "offsets";
-    case GroupRows::counts:
+    case GroupForm::counts:
       return "counts";
+    case GroupForm::k_offsets:
+      return "k_offsets";
   }
   return "?";
 }
 
-std::optional<GroupRows> parse_group_rows(std::string_view s) {
-  for (GroupRows r : {GroupRows::none, GroupRows::offsets, GroupRows::counts}) {
-    if (s == to_string(r)) return r;
+std::optional<GroupForm> parse_group_form(std::string_view s) {
+  for (GroupForm f :
+       {GroupForm::none, GroupForm::offsets, GroupForm::counts, GroupForm::k_offsets}) {
+    if (s == to_string(f)) return f;
   }
+  if (s == "k-offsets") return GroupForm::k_offsets;
   return std::nullopt;
 }
 

@@ -189,32 +189,39 @@ Status check_scalars(const EpilogueDesc& e) {
 }
 
 // A grouped GEMM's own rules (tilegemm.hpp: Groups): the sizes' pointer exactly when there are
-// groups; in the offsets form the groups share the M rows of A, C and D; no fp8 scales yet.
+// groups; in the offsets form the groups share the M rows of A, C and D, in the k_offsets form the
+// K values of A and B; no fp8 scales yet.
 Status check_groups(const GemmProblem& p) {
   const Groups& g = p.groups;
-  if (int(g.rows) < 0 || int(g.rows) > int(GroupRows::counts)) {
-    return invalid("groups.rows is not a GroupRows (value " + std::to_string(int(g.rows)) + ")");
+  if (int(g.form) < 0 || int(g.form) > int(GroupForm::k_offsets)) {
+    return invalid("groups.form is not a GroupForm (value " + std::to_string(int(g.form)) + ")");
   }
-  if (g.rows == GroupRows::none) {
-    if (g.sizes != nullptr) return invalid("groups.sizes must be null when groups.rows is none");
+  if (g.form == GroupForm::none) {
+    if (g.sizes != nullptr) return invalid("groups.sizes must be null when groups.form is none");
     return Status::success();
   }
-  const std::string form(to_string(g.rows));
-  if (g.sizes == nullptr) return invalid("groups.sizes is null but groups.rows is " + form);
+  const std::string form(to_string(g.form));
+  if (g.sizes == nullptr) return invalid("groups.sizes is null but groups.form is " + form);
   if (p.scales.mode != ScaleMode::none) {
-    return {StatusCode::not_supported, "groups.rows " + form + " with scales.mode " +
+    return {StatusCode::not_supported, "groups.form " + form + " with scales.mode " +
                                            std::string(to_string(p.scales.mode)) +
                                            ": grouped GEMMs take no fp8 scales yet"};
   }
-  if (g.rows == GroupRows::offsets) {
-    const auto shared = [&](const char* name, int64_t stride) {
-      return invalid(std::string(name) + ".batch_stride must be 0 when groups.rows is offsets " +
-                     "(the groups' rows follow each other in one matrix; got " +
-                     std::to_string(stride) + ")");
-    };
-    if (p.a.batch_stride != 0) return shared("a", p.a.batch_stride);
-    if (p.epilogue.beta != 0.0f && p.c.batch_stride != 0) return shared("c", p.c.batch_stride);
-    if (p.d.batch_stride != 0) return shared("d", p.d.batch_stride);
+  const auto shared = [&](const char* name, int64_t stride, const char* what) {
+    return invalid(std::string(name) + ".batch_stride must be 0 when groups.form is " + form +
+                   " (the groups' " + what + " follow each other in one matrix; got " +
+                   std::to_string(stride) + ")");
+  };
+  if (g.form == GroupForm::offsets) {
+    if (p.a.batch_stride != 0) return shared("a", p.a.batch_stride, "rows");
+    if (p.epilogue.beta != 0.0f && p.c.batch_stride != 0) {
+      return shared("c", p.c.batch_stride, "rows");
+    }
+    if (p.d.batch_stride != 0) return shared("d", p.d.batch_stride, "rows");
+  }
+  if (g.form == GroupForm::k_offsets) {
+    if (p.a.batch_stride != 0) return shared("a", p.a.batch_stride, "K values");
+    if (p.b.batch_stride != 0) return shared("b", p.b.batch_stride, "K values");
   }
   return Status::success();
 }
@@ -291,7 +298,7 @@ Status validate(const GemmProblem& p) {
   Operand c{"c", p.c.data, p.c.dtype, p.c.layout, p.c.ld, p.c.batch_stride, p.m, p.n};
   Operand d{"d", p.d.data, p.d.dtype, p.d.layout, p.d.ld, p.d.batch_stride, p.m, p.n};
   // The batch entries of A, C and D: one matrix whose rows the groups share in the offsets form.
-  const int64_t entries = p.groups.rows == GroupRows::offsets ? 1 : p.batch_count;
+  const int64_t entries = p.groups.form == GroupForm::offsets ? 1 : p.batch_count;
   int64_t span_a = 0, span_b = 0, span_c = 0, span_d = 0;
   if (reads_ab) {
     if (Status s = check_extent(a, entries, &span_a); !s.ok()) return s;
@@ -345,7 +352,7 @@ Status validate(const GemmProblem& p) {
       return invalid("d.amax overlaps epilogue.bias");
     }
   }
-  if (p.groups.rows != GroupRows::none &&
+  if (p.groups.form != GroupForm::none &&
       d_bytes.overlaps(bytes_of(p.groups.sizes, p.batch_count, DType::fp32))) {
     return invalid("d overlaps groups.sizes");
   }

@@ -1,6 +1,6 @@
 // The Hopper instructions of the sm90 kernel and its epilogue that CCCL's cuda::ptx does not
 // wrap the way they need, one small function each: mbarrier waits, wgmma's ordering, setmaxnreg,
-// named barriers, cluster barriers and remote arrives, tensor-map prefetch, and the
+// named barriers, cluster barriers and remote arrives, tensor-map prefetch and acquire, and the
 // release/acquire flags of the tail split. TMA copies themselves go through
 // cuda::ptx::cp_async_bulk_tensor. Everything here exists only in sm_90a machine code
 // (TILEGEMM_SM90A_DEVICE_CODE); the host pass and other architectures see none of it.
@@ -113,6 +113,13 @@ __device__ __forceinline__ void cluster_start_sync() {
 // from, so that the first copy through it does not wait for that fetch (PTX prefetch.tensormap).
 __device__ __forceinline__ void prefetch_tensormap(const CUtensorMap& map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&map)) : "memory");
+}
+
+// Orders a tensor map that an earlier kernel wrote in global memory (and released with
+// fence.proxy.tensormap::generic) before this thread's copies through it.
+__device__ __forceinline__ void acquire_tensormap(const CUtensorMap& map) {
+  cuda::ptx::fence_proxy_tensormap_generic(cuda::ptx::sem_acquire, cuda::ptx::scope_gpu, &map,
+                                           cuda::ptx::n32_t<128>{});
 }
 
 // A flag in global memory that one program raises and another takes, within one launch. The

@@ -22,12 +22,14 @@ struct GroupCursor {
   int32_t group = -1;
   int32_t first_item = 0, items = 0;
   GroupRowRange rows;
+  GroupKRange k;
 };
 
 // One work item: tile `tile` (pid_m counted from the group's first row) of group `group`.
 struct GroupedTile {
   int32_t group = 0;
   GroupRowRange rows;  // the group's rows of A, C and D
+  GroupKRange k;       // its K values of A and B
   TileCoord tile;
   // The tile's first row in A, C and D.
   TILEGEMM_HOST_DEVICE constexpr int64_t row0(int block_m) const {
@@ -36,13 +38,14 @@ struct GroupedTile {
 };
 
 struct GroupedTiles {
-  GroupRows kind = GroupRows::none;
+  GroupForm kind = GroupForm::none;
   const int32_t* sizes = nullptr;
   int32_t groups = 0;
   int64_t m = 0;  // M: the rows of A, C and D (of each batch entry, for counts)
   int32_t num_pid_n = 0;
   int32_t block_m = 1;
   int32_t group_size_m = 8;
+  int64_t k = 0;  // K: the K values of A and B (k_offsets: those the groups share)
 
   // Moves `c` forward to the group that holds work item `item` (never back: a walk's items go
   // up); false when the item lies past the last group's tiles, and the walk is over.
@@ -52,6 +55,7 @@ struct GroupedTiles {
       c.first_item += c.items;
       ++c.group;
       c.rows = group_rows_after(kind, sizes, c.group, m, c.rows.end);
+      c.k = group_k_after(kind, sizes, c.group, k, c.k.end);
       c.items = int32_t(cdiv(c.rows.rows(), block_m)) * num_pid_n;
     }
     return true;
@@ -61,19 +65,19 @@ struct GroupedTiles {
   TILEGEMM_HOST_DEVICE constexpr GroupedTile tile(const GroupCursor& c, int32_t item) const {
     const GroupedOrder<int32_t> g = grouped_order<int32_t>(
         item - c.first_item, int32_t(cdiv(c.rows.rows(), block_m)), num_pid_n, group_size_m);
-    return {c.group, c.rows, {g.pid_m, g.pid_n}};
+    return {c.group, c.rows, c.k, {g.pid_m, g.pid_n}};
   }
 };
 
 // The most work items a grouping of G groups of M rows in all (offsets: the groups share M rows;
-// counts: each has up to M) can have with tiles of block_m x block_n: what the launch sizes its
-// grid and checks the 32-bit item count with.
-TILEGEMM_HOST_DEVICE constexpr int64_t grouped_items_bound(GroupRows kind, int64_t groups,
+// counts and k_offsets: each has up to M) can have with tiles of block_m x block_n: what the launch
+// sizes its grid and checks the 32-bit item count with.
+TILEGEMM_HOST_DEVICE constexpr int64_t grouped_items_bound(GroupForm kind, int64_t groups,
                                                            int64_t m, int64_t n, int64_t block_m,
                                                            int64_t block_n) {
   // offsets: each group's last tile may be partial, so cdiv(M, BM) + G tile rows at most
   const int64_t tile_rows =
-      kind == GroupRows::offsets ? cdiv(m, block_m) + groups : groups * cdiv(m, block_m);
+      kind == GroupForm::offsets ? cdiv(m, block_m) + groups : groups * cdiv(m, block_m);
   return tile_rows * cdiv(n, block_n);
 }
 

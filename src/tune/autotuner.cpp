@@ -266,9 +266,11 @@ Status tune_problem(const GemmProblem& p, const GemmOptions& options,
       const double first = timer.median_ms({once}, 1, 0)[0];
       const int reps = first < 0.1 ? 20 : first < 1.0 ? 10 : 5;
       tc.ms = timer.median_ms({once}, reps, 1)[0];
-      // A grouped problem's rows are on the device: its figure counts all M rows (of each batch
-      // entry, for counts), the most the groups can take.
-      const int64_t entries = p.groups.rows == GroupRows::offsets ? 1 : p.batch_count;
+      // A grouped problem's sizes are on the device: its figure counts all M rows (of each batch
+      // entry, for counts) and all K values, the most the groups can take.
+      const bool shared =
+          p.groups.form == GroupForm::offsets || p.groups.form == GroupForm::k_offsets;
+      const int64_t entries = shared ? 1 : p.batch_count;
       tc.tflops = 2.0 * double(p.m) * p.n * p.k * entries / (tc.ms * 1e-3) / 1e12;
     }
     result->candidates.push_back(tc);

@@ -69,7 +69,7 @@ int64_t waves(const KernelConfig& c, const GemmProblem& p, int sms) {
 bool splits_round(const KernelConfig& c, const GemmProblem& p, bool tail_splits) {
   return tail_splits && c.num_warps == 8 && c.cluster_m * c.cluster_n == 1 &&
          c.schedule != KernelSchedule::ping_pong && scales_only(p.epilogue) &&
-         p.d.layout == Layout::row_major && p.groups.rows == GroupRows::none;
+         p.d.layout == Layout::row_major && p.groups.form == GroupForm::none;
 }
 
 // What the busiest SM loads, in rows of K values (BLOCK_SIZE_M + BLOCK_SIZE_N per value of K):

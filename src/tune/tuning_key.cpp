@@ -51,7 +51,7 @@ TuningKey make_tuning_key(const GemmProblem& p, const std::string& kernel, int d
   key.n = p.n;
   key.k = p.k;
   key.batch = p.batch_count;
-  key.groups = p.groups.rows;
+  key.groups = p.groups.form;
   key.input = p.a.dtype;
   key.output = p.d.dtype;
   key.a = p.a.layout;
@@ -76,9 +76,10 @@ TuningKey make_tuning_key(const GemmProblem& p, const std::string& kernel, int d
 
 std::string to_string(const TuningKey& k) {
   std::string s = std::to_string(k.m) + "x" + std::to_string(k.n) + "x" + std::to_string(k.k);
-  const char* batch = k.groups == GroupRows::offsets  ? " go"
-                      : k.groups == GroupRows::counts ? " gc"
-                                                      : " b";
+  const char* batch = k.groups == GroupForm::offsets     ? " go"
+                      : k.groups == GroupForm::counts    ? " gc"
+                      : k.groups == GroupForm::k_offsets ? " gk"
+                                                         : " b";
   s.append(batch).append(std::to_string(k.batch));
   s.append(" ").append(to_string(k.input)).append(">").append(to_string(k.output));
   s.append(" ").append(to_string(k.a)).append(".").append(to_string(k.b));
@@ -109,8 +110,10 @@ std::optional<TuningKey> parse_tuning_key(const std::string& text) {
     if (s.rfind(prefix, 0) != 0) return std::nullopt;
     return whole_number(std::string_view(s).substr(std::string_view(prefix).size()));
   };
-  if (batch.rfind("go", 0) == 0 || batch.rfind("gc", 0) == 0) {
-    key.groups = batch[1] == 'o' ? GroupRows::offsets : GroupRows::counts;
+  if (batch.rfind("go", 0) == 0 || batch.rfind("gc", 0) == 0 || batch.rfind("gk", 0) == 0) {
+    key.groups = batch[1] == 'o'   ? GroupForm::offsets
+                 : batch[1] == 'c' ? GroupForm::counts
+                                   : GroupForm::k_offsets;
     batch.replace(0, 2, "b");
   }
   const auto b = after(batch, "b"), al = after(aligned, "al"), ep = after(epilogue, "ep");

@@ -27,7 +27,8 @@ inline bool automatic(const std::string& kernel_request) {
 
 struct TuningKey {
   int64_t m = 0, n = 0, k = 0, batch = 1;
-  GroupRows groups = GroupRows::none;  // text: "b<batch>", or "go<G>" (offsets), "gc<G>" (counts)
+  GroupForm groups = GroupForm::none;  // text: "b<batch>", or "go<G>" (offsets), "gc<G>" (counts),
+                                       // "gk<G>" (k_offsets)
   DType input = DType::fp32, output = DType::fp32;
   Layout a = Layout::row_major, b = Layout::row_major, d = Layout::row_major;
   // bit 0: A rows 16-byte aligned, bit 1: B, bit 2: D; bit 3: A's lines not 128 bytes apart,

@@ -102,7 +102,7 @@ void fuzz_validate(Bytes& in) {
   p.epilogue.leaky_relu_slope = in.scalar();
   p.scales = {in.choice<ScaleMode>(4), static_cast<const float*>(in.pointer()),
               static_cast<const float*>(in.pointer())};
-  p.groups = {in.choice<GroupRows>(3), static_cast<const int32_t*>(in.pointer())};
+  p.groups = {in.choice<GroupForm>(4), static_cast<const int32_t*>(in.pointer())};
   p.fast_accumulation = in.u8() % 2;
   p.d.scale = static_cast<const float*>(in.pointer());  // last: the corpus keeps its meaning
   p.d.amax = static_cast<float*>(const_cast<void*>(in.pointer()));
@@ -112,21 +112,29 @@ void fuzz_validate(Bytes& in) {
 
 void fuzz_groups(Bytes& in) {
   using namespace tilegemm;
-  const GroupRows kind = in.u8() % 2 ? GroupRows::offsets : GroupRows::counts;
+  const GroupForm kind = in.u8() % 2 ? GroupForm::offsets : GroupForm::counts;
   const int groups = 1 + in.u8() % 24;
   const int64_t m = in.u8() * 4 + in.u8() % 4;
   const int32_t block_m = in.u8() % 2 ? 64 : 128, block_n = 64;
   const int64_t n = 1 + in.u8() % 300;
   std::vector<int32_t> sizes(groups);
   for (int32_t& s : sizes) s = in.u8() % 4 == 0 ? int32_t(in.u32()) : int32_t(in.u8()) * 3;
-  // The ranges: inside [0, m]; the offsets form's one after the other.
+  // The ranges: inside [0, m]; the offsets form's one after the other. The same sizes read as
+  // k_offsets (with K = m): K ranges inside [0, K], one after the other, each group all M rows.
   std::vector<GroupRowRange> ranges;
-  int64_t end = 0, tiles = 0;
+  int64_t end = 0, tiles = 0, k_end = 0;
   for (int g = 0; g < groups; ++g) {
+    const GroupKRange ks = group_k_after(GroupForm::k_offsets, sizes.data(), g, m, k_end);
+    if (ks.begin != k_end || ks.end < ks.begin || ks.end > m) __builtin_trap();
+    const GroupKRange ks_again = group_k(GroupForm::k_offsets, sizes.data(), g, m);
+    if (ks_again.begin != ks.begin || ks_again.end != ks.end) __builtin_trap();
+    const GroupRowRange all = group_rows_after(GroupForm::k_offsets, sizes.data(), g, m, 0);
+    if (all.batch != g || all.begin != 0 || all.end != m) __builtin_trap();
+    k_end = ks.end;
     const GroupRowRange r = group_rows_after(kind, sizes.data(), g, m, end);
     if (r.begin < 0 || r.begin > r.end || r.end > m) __builtin_trap();
-    if (kind == GroupRows::offsets && r.begin != end) __builtin_trap();
-    if (kind == GroupRows::counts && (r.begin != 0 || r.batch != g)) __builtin_trap();
+    if (kind == GroupForm::offsets && r.begin != end) __builtin_trap();
+    if (kind == GroupForm::counts && (r.begin != 0 || r.batch != g)) __builtin_trap();
     const GroupRowRange again = group_rows(kind, sizes.data(), g, m);
     if (again.begin != r.begin || again.end != r.end) __builtin_trap();
     end = r.end;

@@ -1,6 +1,7 @@
 // Grouped GEMMs (tilegemm.hpp: Groups) on the GPU: the sm90 grouped kernel against the float64
-// reference for every compiled config, form, layout of B and epilogue, with random group sizes
-// (empty and one-row groups included), and a CUDA graph replayed with new sizes.
+// reference for every compiled config, form, layout and epilogue, with random group sizes
+// (empty and one-row groups included; for k_offsets groups of K values that end anywhere), and a
+// CUDA graph replayed with new sizes.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -30,13 +31,13 @@ class GpuGrouped : public ::testing::Test {
 };
 
 // `groups` groups of random rows (one empty, one of a single row), bf16 or fp16.
-WorkloadSpec grouped_spec(GroupRows form, int groups, int64_t m, int64_t n, int64_t k, DType dtype,
+WorkloadSpec grouped_spec(GroupForm form, int groups, int64_t m, int64_t n, int64_t k, DType dtype,
                           uint64_t seed) {
   WorkloadSpec s = testing::spec_of(m, n, k, dtype);
   s.groups = form;
   s.group_rows = harness::random_group_rows(form, groups, m, seed);
   s.group_rows[seed % groups] = 0;
-  if (form == GroupRows::offsets) {
+  if (form == GroupForm::offsets) {
     // move one row of the largest group into a one-row group
     auto largest = std::max_element(s.group_rows.begin(), s.group_rows.end());
     int32_t& one = s.group_rows[(seed + 1) % groups];
@@ -69,7 +70,7 @@ TEST_F(GpuGrouped, EveryConfigFormLayoutOfBAndEpilogue) {
     {
       std::unique_ptr<harness::Workload> w;
       ASSERT_TRUE(harness::Workload::create(
-                      grouped_spec(GroupRows::offsets, 3, 64, 64, 64, DType::bf16, 1), true, &w)
+                      grouped_spec(GroupForm::offsets, 3, 64, 64, 64, DType::bf16, 1), true, &w)
                       .ok());
       if (const Status s = plan(w->problem(), sm90(c), nullptr); !s.ok()) {
         EXPECT_TRUE(contains(s.message, "grouped GEMMs have no compiled config") ||
@@ -79,11 +80,11 @@ TEST_F(GpuGrouped, EveryConfigFormLayoutOfBAndEpilogue) {
       }
     }
     ++configs;
-    for (GroupRows form : {GroupRows::offsets, GroupRows::counts})
+    for (GroupForm form : {GroupForm::offsets, GroupForm::counts})
       for (Layout lb : {Layout::row_major, Layout::col_major})
         for (DType dtype : {DType::bf16, DType::fp16})
           for (int epilogue = 0; epilogue < 3; ++epilogue) {
-            const int64_t m = form == GroupRows::offsets ? 900 : 200;
+            const int64_t m = form == GroupForm::offsets ? 900 : 200;
             WorkloadSpec s = grouped_spec(form, 7, m, 264, 200, dtype, seed++);
             s.layout_b = lb;
             if (epilogue == 1) {  // the general route: beta * C, a bias per group, gelu
@@ -109,15 +110,15 @@ TEST_F(GpuGrouped, EveryConfigFormLayoutOfBAndEpilogue) {
 TEST_F(GpuGrouped, ManyGroupsOfManyTilesEach) {
   GemmOptions o;
   o.backend = Backend::gpu;
-  for (GroupRows form : {GroupRows::offsets, GroupRows::counts}) {
-    WorkloadSpec s = grouped_spec(form, 40, form == GroupRows::offsets ? 6000 : 300, 1032, 1104,
+  for (GroupForm form : {GroupForm::offsets, GroupForm::counts}) {
+    WorkloadSpec s = grouped_spec(form, 40, form == GroupForm::offsets ? 6000 : 300, 1032, 1104,
                                   DType::bf16, 7 + int(form));
     testing::expect_matches_reference(s, o);
   }
 }
 
 TEST_F(GpuGrouped, AutoRunsSm90AndOtherKernelsSayWhyNot) {
-  WorkloadSpec s = grouped_spec(GroupRows::offsets, 4, 300, 128, 64, DType::bf16, 3);
+  WorkloadSpec s = grouped_spec(GroupForm::offsets, 4, 300, 128, 64, DType::bf16, 3);
   std::unique_ptr<harness::Workload> w;
   ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
   GemmOptions o;
@@ -129,18 +130,158 @@ TEST_F(GpuGrouped, AutoRunsSm90AndOtherKernelsSayWhyNot) {
   const Status refused = gemm(w->problem(), o);
   EXPECT_FALSE(refused.ok());
   EXPECT_TRUE(contains(refused.message, "kernel sm80 runs no grouped GEMM")) << refused.message;
+}
+
+// A column-major A (MN-major in the kernel) in the counts form, where each group's rows start at
+// its batch entry's first; the offsets form's start anywhere along A's contiguous dimension,
+// which TMA cannot read from, and the call says so.
+TEST_F(GpuGrouped, ColumnMajorAInTheCountsFormAndWhyNotOffsets) {
+  uint64_t seed = 300;
+  for (Layout lb : {Layout::row_major, Layout::col_major}) {
+    // M a multiple of 8: A's columns (its leading dimension) on 16-byte boundaries
+    WorkloadSpec s = grouped_spec(GroupForm::counts, 5, 152, 200, 136, DType::bf16, seed++);
+    s.layout_a = Layout::col_major;
+    s.layout_b = lb;
+    testing::expect_matches_reference(s,
+                                      sm90(*parse_kernel_config("128x128x64/g8/s6/w12/wt64x128")));
+  }
+  WorkloadSpec s = grouped_spec(GroupForm::offsets, 5, 700, 200, 136, DType::bf16, seed);
   s.layout_a = Layout::col_major;
+  std::unique_ptr<harness::Workload> w;
   ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
+  GemmOptions o;
+  o.backend = Backend::gpu;
   o.kernel = "sm90";
-  const Status column_a = gemm(w->problem(), o);
-  EXPECT_TRUE(contains(column_a.message, "grouped GEMMs need a row-major A")) << column_a.message;
+  const Status refused = gemm(w->problem(), o);
+  EXPECT_TRUE(contains(refused.message, "groups.form offsets needs a row-major A"))
+      << refused.message;
+}
+
+// `groups` groups of random K values (one empty, one of a single value) out of k.
+WorkloadSpec k_offsets_spec(int groups, int64_t m, int64_t n, int64_t k, DType dtype,
+                            uint64_t seed) {
+  WorkloadSpec s = testing::spec_of(m, n, k, dtype);
+  s.groups = GroupForm::k_offsets;
+  s.group_rows = harness::random_group_rows(GroupForm::k_offsets, groups, k - 5, seed);
+  s.group_rows[seed % groups] = 0;
+  auto largest = std::max_element(s.group_rows.begin(), s.group_rows.end());
+  int32_t& one = s.group_rows[(seed + 1) % groups];
+  if (&one != &*largest && *largest > 1) *largest += one - 1, one = 1;
+  s.batch_count = groups;
+  s.seed = seed;
+  return s;
+}
+
+// The k_offsets form (weight gradients: a column-major A and a row-major B, X^T and dY): every
+// config, type and epilogue. The groups' K values start and end anywhere (not on a K step, nor
+// on 8 values), so a group's last K step would read the next group's values but for its own
+// tensor maps; the last 5 K values belong to no group. Each group's D is a batch entry of its
+// own, stored by TMA where D's rows lie on 16-byte boundaries. The other layouts are refused,
+// saying why.
+TEST_F(GpuGrouped, KOffsetsEveryConfigAndEpilogue) {
+  uint64_t seed = 500;
+  int ran = 0;
+  for (const char* config : {"128x256x64/g8/s4/w12/wt64x256", "128x128x64/g8/s6/w12/wt64x128",
+                             "64x128x64/g8/s8/w8/wt64x128"})
+    for (int epilogue = 0; epilogue < 4; ++epilogue)
+      for (int64_t m : {200, 64}) {
+        const DType dtype = epilogue == 1 ? DType::fp16 : DType::bf16;
+        WorkloadSpec s = k_offsets_spec(6, m, 264, 1000, dtype, seed++);
+        s.layout_a = Layout::col_major;
+        s.layout_b = Layout::row_major;
+        if (epilogue == 1) {  // beta * C (each thread loads its own), a bias per group, gelu
+          s.alpha = 0.75f;
+          s.beta = -0.5f;
+          s.bias = true;
+          s.activation = Activation::gelu;
+        }
+        if (epilogue == 2) {  // fp32 D, rows of D 8 elements longer
+          s.output_dtype = DType::fp32;
+          s.ldc = s.n + 8;
+        }
+        if (epilogue == 3) s.ldc = s.n + 1;  // D's rows off 16-byte lines: stored from registers
+        testing::expect_matches_reference(s, sm90(*parse_kernel_config(config)));
+        ++ran;
+      }
+  EXPECT_EQ(ran, 24);
+  for (Layout la : {Layout::row_major, Layout::col_major}) {
+    WorkloadSpec s = k_offsets_spec(6, 200, 264, 1000, DType::bf16, seed++);
+    s.layout_a = la;
+    s.layout_b = la == Layout::row_major ? Layout::row_major : Layout::col_major;
+    std::unique_ptr<harness::Workload> w;
+    ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
+    GemmOptions o;
+    o.backend = Backend::gpu;
+    o.kernel = "sm90";
+    const Status refused = gemm(w->problem(), o);
+    EXPECT_TRUE(contains(refused.message,
+                         "groups.form k_offsets needs a column-major A and a "
+                         "row-major B"))
+        << refused.message;
+  }
+}
+
+// Without a workspace, a captured k_offsets call has no memory for its groups' tensor maps and
+// says so; given one, the graph replays with new sizes in device memory.
+TEST_F(GpuGrouped, KOffsetsUnderCaptureTakesTheGivenWorkspace) {
+  const int64_t k = 3000;
+  WorkloadSpec s = k_offsets_spec(8, 256, 320, k, DType::bf16, 21);
+  s.layout_a = Layout::col_major;  // X^T and dY, as a weight gradient reads them
+  std::unique_ptr<harness::Workload> w;
+  ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  GemmProblem p = w->problem();
+  p.stream = stream;
+  GemmOptions o;
+  o.backend = Backend::gpu;
+  o.autotune = AutotunePolicy::off;
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+  const Status refused = gemm(p, o);
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  EXPECT_EQ(refused.code, StatusCode::not_supported);
+  EXPECT_TRUE(contains(refused.message, "bytes of workspace for its groups' tensor maps"))
+      << refused.message;
+  cudaGraphDestroy(graph);
+
+  size_t bytes = 0;
+  ASSERT_TRUE(workspace_size(p, o, &bytes).ok());
+  EXPECT_GE(bytes, size_t(8 * 256));
+  void* workspace = nullptr;
+  ASSERT_EQ(cudaMalloc(&workspace, bytes), cudaSuccess);
+  o.workspace = workspace;
+  o.workspace_bytes = bytes;
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+  const Status captured = gemm(p, o);
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  ASSERT_TRUE(captured.ok()) << captured.message;
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (uint64_t round = 0; round < 3; ++round) {
+    if (round > 0) {
+      ASSERT_TRUE(
+          w->set_group_rows(harness::random_group_rows(GroupForm::k_offsets, 8, k, 60 + round))
+              .ok());
+    }
+    ASSERT_TRUE(w->poison_output().ok());
+    ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    ASSERT_TRUE(w->fetch_output().ok());
+    EXPECT_LE(w->check(1e12), harness::tolerance_for(DType::bf16, DType::bf16, false))
+        << "round " << round;
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaFree(workspace);
+  cudaStreamDestroy(stream);
 }
 
 // A call captured once into a CUDA graph reads the sizes from device memory at every replay:
 // new sizes written there between replays give the new grouping's D.
 TEST_F(GpuGrouped, CudaGraphReplaysWithNewSizesInDeviceMemory) {
-  for (GroupRows form : {GroupRows::offsets, GroupRows::counts}) {
-    const int64_t m = form == GroupRows::offsets ? 1000 : 160;
+  for (GroupForm form : {GroupForm::offsets, GroupForm::counts}) {
+    const int64_t m = form == GroupForm::offsets ? 1000 : 160;
     WorkloadSpec s = grouped_spec(form, 8, m, 256, 192, DType::bf16, 11);
     std::unique_ptr<harness::Workload> w;
     ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());

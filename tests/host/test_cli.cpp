@@ -248,7 +248,9 @@ TEST(CliRun, Fp8OutputChecksAgainstTheReferenceAndReportsItsAmax) {
 
 TEST(CliRun, GroupedBothFormsCheckAgainstTheReference) {
   for (const char* args : {"run 300 70 40 --grouped offsets --groups 5 --bias",
-                           "run 50 70 40 --grouped counts --group-rows 3,0,50,17 --layout-b col"}) {
+                           "run 50 70 40 --grouped counts --group-rows 3,0,50,17 --layout-b col",
+                           "run 50 70 90 --grouped k_offsets --group-rows 30,0,1,50 --layout-a col "
+                           "--beta 1 --activation gelu"}) {
     const Result r = run_cli(std::string(args) + " --dtype bf16 --backend cpu --check --reps 1");
     EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.output;
     EXPECT_NE(r.output.find("groups: "), std::string::npos) << r.output;
@@ -260,6 +262,11 @@ TEST(CliRun, GroupedBothFormsCheckAgainstTheReference) {
   EXPECT_NE(r.output.find("groups: counts, 4 groups of 3,0,64,17 rows (84 rows taken)"),
             std::string::npos)
       << r.output;
+  const Result k = run_cli(
+      "run 64 32 16 --grouped k_offsets --group-rows 3,0,13 --backend cpu --check --reps 1");
+  EXPECT_NE(k.output.find("groups: k_offsets, 3 groups of 3,0,13 K values (192 rows taken)"),
+            std::string::npos)
+      << k.output;
 }
 
 // Groups of 512, 0, 1 and 587 rows, 128x256 tiles of 512 columns: items 0-7 are group 0's, 8-9
@@ -284,7 +291,10 @@ TEST(CliRun, GroupedOptionsAreNamed) {
   expect_errors({
       {"run 64 8 8 --grouped sideways --groups 2", "--grouped 'sideways' is not a form of groups"},
       {"run 64 8 8 --grouped offsets", "--grouped offsets needs --groups G"},
-      {"run 64 8 8 --groups 3", "--groups and --group-rows need --grouped offsets or counts"},
+      {"run 64 8 8 --groups 3",
+       "--groups and --group-rows need --grouped offsets, counts or k_offsets"},
+      {"run 64 8 8 --grouped k_offsets --group-rows 4,5 --backend cpu",
+       "--group-rows (group_rows): the groups take 9 K values, more than k = 8"},
       {"run 64 8 8 --grouped offsets --group-rows 3,x", "'x' is not a row count"},
       {"run 64 8 8 --grouped offsets --group-rows 60,10 --backend cpu",
        "--group-rows (group_rows): the groups take 70 rows, more than m = 64"},
@@ -339,6 +349,8 @@ TEST(CliBench, BadArgumentsAreNamedBeforeAnyGpuWork) {
       {"bench --dtype bf16 --out-dtype fp8_e4m3", "fp8_e4m3 needs fp8 inputs (a.dtype is bf16)"},
       {"bench --autotune sometimes", "--autotune 'sometimes' must be off, on-miss or always"},
       {"bench --reps 0", "--reps must be >= 1"},
+      {"bench --case edge", "--case names cases of --suite moe"},
+      {"bench --suite moe --case edge,nope", "--case 'nope' is not a case of the moe suite"},
       {"bench --shapes /nonexistent/shapes.txt",
        "--shapes '/nonexistent/shapes.txt' cannot be read"},
       {"bench --config 1x2", "--config: config '1x2'"},

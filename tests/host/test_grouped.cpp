@@ -1,5 +1,6 @@
 // Grouped GEMMs (tilegemm.hpp: Groups) on the host: the persistent walk over the groups, the
-// clamping of the sizes, the CPU backend against the float64 reference, and the validation.
+// clamping of the sizes, the CPU backend against the float64 reference, and the validation, for
+// the three forms (groups of rows, offsets and counts, and of K values, k_offsets).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -20,9 +21,9 @@ namespace {
 
 using harness::WorkloadSpec;
 
-// The int32 sizes a call reads, from each group's rows.
-std::vector<int32_t> sizes_of(GroupRows form, std::vector<int32_t> rows) {
-  if (form == GroupRows::offsets) {
+// The int32 sizes a call reads, from each group's rows (k_offsets: K values).
+std::vector<int32_t> sizes_of(GroupForm form, std::vector<int32_t> rows) {
+  if (form == GroupForm::offsets || form == GroupForm::k_offsets) {
     for (size_t g = 1; g < rows.size(); ++g) rows[g] += rows[g - 1];
   }
   return rows;
@@ -34,7 +35,7 @@ TEST(GroupRowsOf, OffsetsAndCountsAreClampedIntoTheMatrix) {
   const int64_t m = 20;
   const int64_t expected[][2] = {{0, 5}, {5, 5}, {5, 9}, {9, 20}, {20, 20}};
   for (int64_t g = 0; g < 5; ++g) {
-    const GroupRowRange r = group_rows(GroupRows::offsets, offsets.data(), g, m);
+    const GroupRowRange r = group_rows(GroupForm::offsets, offsets.data(), g, m);
     EXPECT_EQ(r.batch, 0);
     EXPECT_EQ(r.begin, expected[g][0]) << g;
     EXPECT_EQ(r.end, expected[g][1]) << g;
@@ -42,10 +43,31 @@ TEST(GroupRowsOf, OffsetsAndCountsAreClampedIntoTheMatrix) {
   const std::vector<int32_t> counts = {-3, 0, 7, 25};
   const int64_t rows[] = {0, 0, 7, 20};
   for (int64_t g = 0; g < 4; ++g) {
-    const GroupRowRange r = group_rows(GroupRows::counts, counts.data(), g, m);
+    const GroupRowRange r = group_rows(GroupForm::counts, counts.data(), g, m);
     EXPECT_EQ(r.batch, g);
     EXPECT_EQ(r.begin, 0);
     EXPECT_EQ(r.end, rows[g]);
+  }
+}
+
+TEST(GroupKOf, KOffsetsAreClampedIntoKAndTheOtherFormsTakeAllOfK) {
+  const std::vector<int32_t> offsets = {5, 3, 9, 40, -2};
+  const int64_t k = 20;
+  const int64_t expected[][2] = {{0, 5}, {5, 5}, {5, 9}, {9, 20}, {20, 20}};
+  for (int64_t g = 0; g < 5; ++g) {
+    const GroupKRange r = group_k(GroupForm::k_offsets, offsets.data(), g, k);
+    EXPECT_EQ(r.begin, expected[g][0]) << g;
+    EXPECT_EQ(r.end, expected[g][1]) << g;
+    // k_offsets: every row of the group's own batch entry of C and D
+    const GroupRowRange rows = group_rows(GroupForm::k_offsets, offsets.data(), g, 7);
+    EXPECT_EQ(rows.batch, g);
+    EXPECT_EQ(rows.begin, 0);
+    EXPECT_EQ(rows.end, 7);
+    for (GroupForm form : {GroupForm::offsets, GroupForm::counts}) {
+      const GroupKRange all = group_k(form, offsets.data(), g, k);
+      EXPECT_EQ(all.begin, 0);
+      EXPECT_EQ(all.end, k);
+    }
   }
 }
 
@@ -55,24 +77,32 @@ TEST(GroupRowsOf, OffsetsAndCountsAreClampedIntoTheMatrix) {
 TEST(GroupedTilesWalk, EveryProgramTakesItsItemsAndTogetherEveryTileOnce) {
   std::mt19937_64 rng(7);
   for (int trial = 0; trial < 200; ++trial) {
-    const GroupRows form = trial % 2 ? GroupRows::offsets : GroupRows::counts;
+    const GroupForm form = trial % 3 == 0   ? GroupForm::offsets
+                           : trial % 3 == 1 ? GroupForm::counts
+                                            : GroupForm::k_offsets;
     const int groups = 1 + int(rng() % 12);
-    const int block_m = trial % 3 ? 128 : 64, block_n = 128;
+    const int block_m = trial % 4 ? 128 : 64, block_n = 128;
     const int64_t n = 1 + int64_t(rng() % 700), m = int64_t(rng() % 900);
-    std::vector<int32_t> rows(groups);
+    const int64_t k = 1 + int64_t(rng() % 3000);
+    std::vector<int32_t> rows(groups);  // k_offsets: each group's K values
     for (auto& r : rows) r = rng() % 4 == 0 ? 0 : int32_t(rng() % (m / 2 + 2));
-    if (form == GroupRows::offsets) {
+    if (form == GroupForm::k_offsets) {
+      int64_t sum = 0;
+      for (auto& r : rows) r = int32_t(std::min<int64_t>(rng() % (k / 3 + 2), k - sum)), sum += r;
+    } else if (form == GroupForm::offsets) {
       int64_t sum = 0;
       for (auto& r : rows) r = int32_t(std::min<int64_t>(r, m - sum)), sum += r;
     } else {
       for (auto& r : rows) r = int32_t(std::min<int64_t>(r, m));
     }
     const std::vector<int32_t> sizes = sizes_of(form, rows);
-    const GroupedTiles tiles{form,    sizes.data(),          groups, m, int32_t(cdiv(n, block_n)),
-                             block_m, int32_t(1 + rng() % 8)};
+    const GroupedTiles tiles{form,    sizes.data(),           groups, m, int32_t(cdiv(n, block_n)),
+                             block_m, int32_t(1 + rng() % 8), k};
+    // the rows of D a group's tiles cover
+    const auto rows_of = [&](int g) { return form == GroupForm::k_offsets ? m : rows[g]; };
     std::map<std::tuple<int, int64_t, int64_t>, int> seen;
     int64_t expected = 0;
-    for (int32_t r : rows) expected += cdiv(r, block_m) * cdiv(n, block_n);
+    for (int g = 0; g < groups; ++g) expected += cdiv(rows_of(g), block_m) * cdiv(n, block_n);
     EXPECT_LE(expected, grouped_items_bound(form, groups, m, n, block_m, block_n));
     for (int programs : {1, 3, 132}) {
       seen.clear();
@@ -81,7 +111,7 @@ TEST(GroupedTilesWalk, EveryProgramTakesItsItemsAndTogetherEveryTileOnce) {
         for (int item = p; tiles.seek(cursor, item); item += programs) {
           const GroupedTile t = tiles.tile(cursor, item);
           ASSERT_EQ(t.group, cursor.group);
-          ASSERT_LT(t.tile.pid_m * block_m, rows[t.group]);
+          ASSERT_LT(t.tile.pid_m * block_m, rows_of(t.group));
           ASSERT_LT(t.tile.pid_n * block_n, n);
           ++seen[{t.group, t.tile.pid_m, t.tile.pid_n}];
         }
@@ -89,15 +119,18 @@ TEST(GroupedTilesWalk, EveryProgramTakesItsItemsAndTogetherEveryTileOnce) {
       EXPECT_EQ(int64_t(seen.size()), expected) << "trial " << trial << " programs " << programs;
       for (const auto& [tile, count] : seen) EXPECT_EQ(count, 1);
     }
-    // Group g's rows begin where the rows of the groups before it end (offsets) or at 0.
+    // Group g's rows (k_offsets: K values) begin where those of the groups before it end
+    // (offsets) or at 0.
     GroupCursor cursor;
     for (int item = 0; tiles.seek(cursor, item); ++item) {
       const GroupedTile t = tiles.tile(cursor, item);
       int64_t before = 0;
       for (int g = 0; g < t.group; ++g) before += rows[g];
-      EXPECT_EQ(t.rows.begin, form == GroupRows::offsets ? before : 0);
-      EXPECT_EQ(t.rows.rows(), rows[t.group]);
-      EXPECT_EQ(t.rows.batch, form == GroupRows::offsets ? 0 : t.group);
+      EXPECT_EQ(t.rows.begin, form == GroupForm::offsets ? before : 0);
+      EXPECT_EQ(t.rows.rows(), rows_of(t.group));
+      EXPECT_EQ(t.rows.batch, form == GroupForm::offsets ? 0 : t.group);
+      EXPECT_EQ(t.k.begin, form == GroupForm::k_offsets ? before : 0);
+      EXPECT_EQ(t.k.size(), form == GroupForm::k_offsets ? rows[t.group] : k);
     }
   }
 }
@@ -109,7 +142,7 @@ GemmOptions cpu() {
   return o;
 }
 
-WorkloadSpec grouped_spec(GroupRows form, std::vector<int32_t> rows, int64_t m, int64_t n,
+WorkloadSpec grouped_spec(GroupForm form, std::vector<int32_t> rows, int64_t m, int64_t n,
                           int64_t k, uint64_t seed) {
   WorkloadSpec s = testing::spec_of(m, n, k, DType::bf16);
   s.groups = form;
@@ -119,19 +152,23 @@ WorkloadSpec grouped_spec(GroupRows form, std::vector<int32_t> rows, int64_t m, 
   return s;
 }
 
-// The CPU backend runs both forms, every layout and the whole epilogue (a bias per group) from a
-// NaN-poisoned D: every taken row right, every other row left NaN (Workload::check).
-TEST(GroupedCpu, BothFormsEveryLayoutAndEpilogue) {
+// The CPU backend runs every form, layout and the whole epilogue (a bias per group) from a
+// NaN-poisoned D: every taken row right, every other row left NaN (Workload::check). The groups'
+// sizes are random with an empty group among them; in the k_offsets form (weight gradients) they
+// are K values that end anywhere (an empty group's D: the epilogue alone), the last 10 of K in
+// no group, left unread.
+TEST(GroupedCpu, EveryFormLayoutAndEpilogue) {
   uint64_t seed = 1;
-  for (GroupRows form : {GroupRows::offsets, GroupRows::counts})
+  for (GroupForm form : {GroupForm::offsets, GroupForm::counts, GroupForm::k_offsets})
     for (Layout la : {Layout::row_major, Layout::col_major})
       for (Layout lb : {Layout::row_major, Layout::col_major})
         for (int epilogue = 0; epilogue < 3; ++epilogue) {
-          const int64_t m = form == GroupRows::offsets ? 100 : 37;
-          std::vector<int32_t> rows =
-              harness::random_group_rows(form, 5, form == GroupRows::offsets ? 90 : m, seed);
-          rows[seed % 5] = 0;  // an empty group
-          WorkloadSpec s = grouped_spec(form, rows, m, 45, 33, seed++);
+          const int64_t m = form == GroupForm::offsets ? 100 : 37;
+          const int64_t k = form == GroupForm::k_offsets ? 100 : 33;
+          const int64_t extent = form == GroupForm::counts ? m : 90;  // offsets: rows; k: K
+          std::vector<int32_t> sizes = harness::random_group_rows(form, 5, extent, seed);
+          sizes[seed % 5] = 0;  // an empty group
+          WorkloadSpec s = grouped_spec(form, sizes, m, 45, k, seed++);
           s.layout_a = la;
           s.layout_b = lb;
           s.output_dtype = epilogue == 2 ? DType::fp32 : DType::bf16;
@@ -145,10 +182,37 @@ TEST(GroupedCpu, BothFormsEveryLayoutAndEpilogue) {
         }
 }
 
+// One group of all of K is the dense GEMM, and a group's product is the dense GEMM of its slice.
+TEST(GroupedReference, KOffsetsGroupsAreTheirSlicesByHand) {
+  // A 2 x 3, B 3 x 2 (row-major fp32); group 0 takes K value 0, group 1 K values 1 and 2
+  const float a[] = {1, 2, 3, 4, 5, 6};
+  const float b[] = {1, 2, 3, 4, 5, 6};
+  const float bias[] = {10, 20, /* group 1 */ 30, 40};
+  float d[8];
+  const int32_t offsets[] = {1, 3};
+  GemmProblem p;
+  p.m = 2;
+  p.n = 2;
+  p.k = 3;
+  p.batch_count = 2;
+  p.a = {a, DType::fp32};
+  p.b = {b, DType::fp32};
+  p.d = {d, DType::fp32, Layout::row_major, 0, 4};
+  p.epilogue.bias = bias;
+  p.epilogue.bias_batch_stride = 2;
+  p.groups = {GroupForm::k_offsets, offsets};
+  ASSERT_TRUE(validate(p).ok()) << validate(p).message;
+  const std::vector<double> ref = reference::grouped_gemm(p, {1, 3});
+  // group 0: [1; 4] x [1 2]; group 1: [2 3; 5 6] x [3 4; 5 6]
+  const std::vector<double> expected = {1 + 10,  2 + 20,  4 + 10,  8 + 20,
+                                        21 + 30, 26 + 40, 45 + 30, 56 + 40};
+  EXPECT_EQ(ref, expected);
+}
+
 TEST(GroupedCpu, OneGroupOfAllRowsIsTheDenseGemm) {
-  WorkloadSpec s = grouped_spec(GroupRows::offsets, {77}, 77, 64, 40, 3);
+  WorkloadSpec s = grouped_spec(GroupForm::offsets, {77}, 77, 64, 40, 3);
   testing::expect_matches_reference(s, cpu());
-  WorkloadSpec c = grouped_spec(GroupRows::counts, {77}, 77, 64, 40, 3);
+  WorkloadSpec c = grouped_spec(GroupForm::counts, {77}, 77, 64, 40, 3);
   testing::expect_matches_reference(c, cpu());
 }
 
@@ -170,7 +234,7 @@ TEST(GroupedReference, OneRowGroupByHand) {
   p.d = {d, DType::fp32};
   p.epilogue.bias = bias;
   p.epilogue.bias_batch_stride = 2;
-  p.groups = {GroupRows::offsets, offsets};
+  p.groups = {GroupForm::offsets, offsets};
   const std::vector<double> ref = reference::grouped_gemm(p, {1, 3});
   const std::vector<double> expected = {1 + 10, 2 + 20, 6 + 30, 12 + 40, 10 + 30, 18 + 40};
   EXPECT_EQ(ref, expected);
@@ -187,7 +251,7 @@ TEST(GroupedValidation, EveryRuleNamesTheArgument) {
     p.a = {reinterpret_cast<void*>(1 << 20), DType::bf16};
     p.b = {reinterpret_cast<void*>(2 << 20), DType::bf16, Layout::row_major, 0, 64};
     p.d = {reinterpret_cast<void*>(3 << 20), DType::bf16};
-    p.groups = {GroupRows::offsets, sizes};
+    p.groups = {GroupForm::offsets, sizes};
     return p;
   };
   EXPECT_TRUE(validate(base()).ok()) << validate(base()).message;
@@ -198,22 +262,32 @@ TEST(GroupedValidation, EveryRuleNamesTheArgument) {
   };
   GemmProblem p = base();
   p.groups.sizes = nullptr;
-  expect(p, "groups.sizes is null but groups.rows is offsets");
+  expect(p, "groups.sizes is null but groups.form is offsets");
   p = base();
-  p.groups.rows = GroupRows::none;
-  expect(p, "groups.sizes must be null when groups.rows is none");
+  p.groups.form = GroupForm::none;
+  expect(p, "groups.sizes must be null when groups.form is none");
   p = base();
-  p.groups.rows = GroupRows(7);
-  expect(p, "groups.rows is not a GroupRows (value 7)");
+  p.groups.form = GroupForm(7);
+  expect(p, "groups.form is not a GroupForm (value 7)");
   p = base();
   p.a.batch_stride = 32;
-  expect(p, "a.batch_stride must be 0 when groups.rows is offsets");
+  expect(p, "a.batch_stride must be 0 when groups.form is offsets");
   p = base();
   p.d.batch_stride = 32;
-  expect(p, "d.batch_stride must be 0 when groups.rows is offsets");
+  expect(p, "d.batch_stride must be 0 when groups.form is offsets");
   p = base();
   p.epilogue.bias_batch_stride = -1;
   expect(p, "epilogue.bias_batch_stride must be >= 0");
+  p = base();
+  p.groups.form = GroupForm::k_offsets;  // the groups share A and B, each has its D
+  p.b.batch_stride = 0;
+  p.d.batch_stride = 32;
+  EXPECT_TRUE(validate(p).ok()) << validate(p).message;
+  p.a.batch_stride = 32;
+  expect(p, "a.batch_stride must be 0 when groups.form is k_offsets");
+  p.a.batch_stride = 0;
+  p.b.batch_stride = 64;
+  expect(p, "b.batch_stride must be 0 when groups.form is k_offsets");
   p = base();
   p.a.dtype = p.b.dtype = DType::fp8_e4m3;
   p.scales = {ScaleMode::tensor, reinterpret_cast<float*>(4 << 20),
@@ -224,7 +298,7 @@ TEST(GroupedValidation, EveryRuleNamesTheArgument) {
   expect(p, "d overlaps groups.sizes");
   // counts: each group a batch entry of its own, whose D entries must not overlap
   p = base();
-  p.groups.rows = GroupRows::counts;
+  p.groups.form = GroupForm::counts;
   expect(p, "d.batch_stride = 0 makes batch entries of D overlap");
   p.a.batch_stride = 32;
   p.d.batch_stride = 32;
@@ -240,13 +314,16 @@ TEST(GroupedTuningKey, TheFormIsPartOfTheKeyAndItsText) {
   p.batch_count = 2;
   p.a.dtype = p.b.dtype = p.d.dtype = DType::bf16;
   const autotune::TuningKey dense = autotune::make_tuning_key(p, "auto", 0);
-  p.groups = {GroupRows::offsets, sizes};
+  p.groups = {GroupForm::offsets, sizes};
   const autotune::TuningKey offsets = autotune::make_tuning_key(p, "auto", 0);
-  p.groups.rows = GroupRows::counts;
+  p.groups.form = GroupForm::counts;
   const autotune::TuningKey counts = autotune::make_tuning_key(p, "auto", 0);
+  p.groups.form = GroupForm::k_offsets;
+  const autotune::TuningKey k_offsets = autotune::make_tuning_key(p, "auto", 0);
   EXPECT_FALSE(dense == offsets);
   EXPECT_FALSE(offsets == counts);
-  for (const auto& key : {dense, offsets, counts}) {
+  EXPECT_FALSE(counts == k_offsets);
+  for (const auto& key : {dense, offsets, counts, k_offsets}) {
     const auto back = autotune::parse_tuning_key(autotune::to_string(key));
     ASSERT_TRUE(back.has_value()) << autotune::to_string(key);
     EXPECT_TRUE(*back == key) << autotune::to_string(key);
@@ -257,13 +334,14 @@ TEST(GroupedTuningKey, TheFormIsPartOfTheKeyAndItsText) {
 
 TEST(MoeSuite, CasesAreTheIssuesShapes) {
   const std::vector<cli::MoeCase> cases = cli::moe_cases();
-  ASSERT_EQ(cases.size(), 6u);
+  ASSERT_EQ(cases.size(), 7u);
   for (const auto& c : cases) {
     int64_t sum = 0, least = INT64_MAX, most = 0;
     for (int32_t r : c.rows)
       sum += r, least = std::min<int64_t>(least, r), most = std::max<int64_t>(most, r);
-    if (c.form == GroupRows::offsets) EXPECT_EQ(sum, c.m) << c.name;
-    if (c.form == GroupRows::counts) EXPECT_LE(most, c.m) << c.name;
+    if (c.form == GroupForm::offsets) EXPECT_EQ(sum, c.m) << c.name;
+    if (c.form == GroupForm::counts) EXPECT_LE(most, c.m) << c.name;
+    if (c.form == GroupForm::k_offsets) EXPECT_EQ(sum, c.k) << c.name;
     if (c.name == "skewed") {
       EXPECT_EQ(c.rows.size(), 16u);
       EXPECT_EQ(sum, 15232);

@@ -147,18 +147,18 @@ struct Sm90Mainloop {
   }
 
   // The loads of K step kt into `stage` for a program with no cluster, from given places: A's
-  // rows from a_row of batch entry a_batch, B's columns from b_col of entry b_batch (the grouped
-  // kernel's: a group's rows start anywhere). Rows past the matrix come in as zeros; rows of the
-  // next group are loaded and never stored.
+  // rows from a_row of batch entry a_batch, B's columns from b_col of entry b_batch, K values from
+  // k_begin (the grouped kernel's: a group's rows, or its K values, start anywhere). Rows past
+  // the matrix come in as zeros; rows of the next group are loaded and never stored.
   __device__ __forceinline__ static void load_step_at(const CUtensorMap& map_a,
                                                       const CUtensorMap& map_b, Storage& smem,
                                                       int a_row, int a_batch, int b_col,
                                                       int b_batch, int kt, int stage,
-                                                      uint64_t* full) {
+                                                      uint64_t* full, int k_begin = 0) {
     static_assert(kShape.cluster_size() == 1, "a program on its own");
 #pragma unroll
     for (int j = 0; j < kSlabs; ++j) {
-      const int k0 = kt * BK + j * kSlabK;
+      const int k0 = k_begin + kt * BK + j * kSlabK;
       load_tile(map_a, kTileA, smem.a[stage][j], a_row, k0, a_batch, full);
       load_tile(map_b, kTileB, smem.b[stage][j], b_col, k0, b_batch, full);
     }

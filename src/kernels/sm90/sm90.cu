@@ -29,10 +29,9 @@ decltype(auto) with_args_element(const GemmArgs& args, Go&& go) {
 }
 
 Status launch(const GemmArgs& args, const KernelConfig& config, gpu::Workspace& workspace) {
-  if (args.groups.rows != GroupRows::none) {
-    const auto s = static_cast<cudaStream_t>(workspace.stream());
-    return args.a.dtype == DType::fp16 ? launch_grouped_for_element<Fp16>(args, config, s)
-                                       : launch_grouped_for_element<Bf16>(args, config, s);
+  if (args.groups.form != GroupForm::none) {
+    return args.a.dtype == DType::fp16 ? launch_grouped_for_element<Fp16>(args, config, workspace)
+                                       : launch_grouped_for_element<Bf16>(args, config, workspace);
   }
   return with_args_element(args, [&](auto element) {
     return launch_for_element<decltype(element)>(args, config, workspace);
@@ -40,7 +39,8 @@ Status launch(const GemmArgs& args, const KernelConfig& config, gpu::Workspace& 
 }
 
 size_t workspace_bytes(const GemmArgs& args, const KernelConfig& config) {
-  if (args.groups.rows != GroupRows::none) return 0;  // the grouped launches split no tail
+  // The grouped launches split no tail; the k_offsets form takes its groups' tensor maps.
+  if (args.groups.form != GroupForm::none) return grouped_workspace_bytes(args);
   int device = 0, sms = 0;
   if (!current_device_sms(&device, &sms).ok()) return 0;
   return with_args_element(args, [&](auto element) {
@@ -72,15 +72,27 @@ std::string problem_check(const GemmProblem& p) {
   if (p.k == 0) return "kernel sm90 needs K > 0 (K = 0 is the epilogue alone)";
   const GemmArgs args = make_gemm_args(p, 8);
   const OperandShape a = operand_a(args), b = operand_b(args);
-  if (p.groups.rows != GroupRows::none) {
+  if (p.groups.form != GroupForm::none) {
     if (p.a.dtype != DType::fp16 && p.a.dtype != DType::bf16) {
       return "kernel sm90: grouped GEMMs take fp16 and bf16 inputs (a.dtype is " +
              std::string(to_string(p.a.dtype)) + "); the CPU backend takes the others";
     }
-    if (a.mn_major) {
-      return "kernel sm90: grouped GEMMs need a row-major A (each group's rows K-major)";
+    // TMA reads a box from a 16-byte boundary of the operand's contiguous dimension only: a
+    // group's first row (offsets) or K value (k_offsets), which may lie anywhere, must lie along
+    // the other dimension.
+    if (p.groups.form == GroupForm::offsets && a.mn_major) {
+      return "kernel sm90: groups.form offsets needs a row-major A (a group's rows start "
+             "anywhere, and TMA reads a column-major A's columns from 16-byte boundaries only)";
     }
-    if (grouped_items_bound(p.groups.rows, p.batch_count, p.m, p.n, 64, 64) > INT32_MAX) {
+    if (p.groups.form == GroupForm::k_offsets && (!a.mn_major || !b.mn_major)) {
+      return std::string(
+                 "kernel sm90: groups.form k_offsets needs a column-major A and a "
+                 "row-major B (X^T and dY, as a weight gradient reads them): a group's K "
+                 "values start anywhere, and TMA reads ") +
+             (!a.mn_major ? "a row-major A's rows" : "a column-major B's columns") +
+             " from 16-byte boundaries only";
+    }
+    if (grouped_items_bound(p.groups.form, p.batch_count, p.m, p.n, 64, 64) > INT32_MAX) {
       return "kernel sm90: more than 2^31 tiles the groups may have (M, N and the group count "
              "too large)";
     }
@@ -101,7 +113,7 @@ std::string problem_check(const GemmProblem& p) {
   }
   // The kernel counts its work items (tiles of every batch entry) in 32 bits; 64 rows is the
   // smallest tile of any compiled config.
-  if (p.groups.rows == GroupRows::none && num_tiles(p.m, p.n, 64, 64) * p.batch_count > INT32_MAX) {
+  if (p.groups.form == GroupForm::none && num_tiles(p.m, p.n, 64, 64) * p.batch_count > INT32_MAX) {
     return "kernel sm90: more than 2^31 tiles (M x N x batch_count too large)";
   }
   return {};
@@ -122,7 +134,7 @@ const std::vector<KernelConfig>& compiled_for(const GemmProblem& p) {
   static const std::vector<KernelConfig> fp8_promoted =
       configs_of<CompiledShapes<Fp8E4m3E4m3<true>>>();
   static const std::vector<KernelConfig> grouped = configs_of<GroupedShapes<Bf16>>();
-  if (p.groups.rows != GroupRows::none) return grouped;
+  if (p.groups.form != GroupForm::none) return grouped;
   if (is_fp8(p.a.dtype)) return promotes(p) ? fp8_promoted : fp8;
   if (p.a.dtype == DType::tf32) return promotes(p) ? tf32_promoted : tf32;
   return sixteen_bit;
@@ -136,7 +148,7 @@ bool has_config(const std::vector<KernelConfig>& configs, const KernelConfig& c)
 std::string compiled_check(const GemmProblem& p, const KernelConfig& c) {
   if (has_config(compiled_for(p), c)) return {};
   const bool promoted = promotes(p);
-  if (p.groups.rows != GroupRows::none) {
+  if (p.groups.form != GroupForm::none) {
     // (Built by appending: g++ 12 warns falsely (-Wrestrict) on chains of string operator+.)
     std::string why = "kernel sm90: grouped GEMMs have no compiled config ";
     why.append(to_string(c)).append("; compiled:");

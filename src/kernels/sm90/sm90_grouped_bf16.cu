@@ -3,5 +3,5 @@
 
 namespace tilegemm::sm90 {
 template Status launch_grouped_for_element<Bf16>(const GemmArgs&, const KernelConfig&,
-                                                 cudaStream_t);
+                                                 gpu::Workspace&);
 }  // namespace tilegemm::sm90

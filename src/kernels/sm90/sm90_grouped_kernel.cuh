@@ -9,13 +9,19 @@
 //           (counts): A's tile is loaded from the group's row (the rows past the group's end
 //           belong to the next group or lie past the matrix; they are loaded and never stored),
 //           and the epilogue stores only the group's rows, from registers (a TMA store would
-//           write the next group's rows);
+//           write the next group's rows). In the k_offsets form a group's D is a whole batch
+//           entry, and its tiles leave by TMA (the tma_general route);
 //   B       and the bias are the group's batch entry;
+//   K       in the k_offsets form a group's K values start anywhere and end anywhere: its K loop
+//           starts at the group's first, and its loads go through the group's own tensor maps
+//           (group_maps.hpp), whose K extent ends with the group, so TMA fills the K values past
+//           it with zeros. A group with no K values stores the epilogue of zero sums;
 //   no      clusters, ping-pong, or tail split: a program on its own takes whole tiles.
 #pragma once
 
 #include "epilogue/sm90_epilogue.cuh"
 #include "kernels/element_traits.cuh"
+#include "kernels/sm90/group_maps.hpp"
 #include "kernels/sm90/kernel_params.hpp"
 #include "kernels/sm90/mainloop.cuh"
 #include "kernels/sm90/pipeline.cuh"
@@ -29,29 +35,31 @@ namespace tilegemm::sm90 {
 
 template <Sm90Shape kShape>
 __device__ __forceinline__ GroupedTiles grouped_tiles(const GemmArgs& args) {
-  return {args.groups.rows,
+  return {args.groups.form,
           args.groups.sizes,
           int32_t(args.batch_count),
           args.m,
           int32_t(cdiv(args.n, kShape.block_n)),
           kShape.block_m,
-          args.group_size_m};
+          args.group_size_m,
+          args.k};
 }
 
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
 
 // E: the input element kind (16-bit); Shape: a compiled shape with no cluster, cooperative;
-// B_MN: B is MN-major in memory (row-major K x N per group). A is K-major (row-major tokens x K).
-// launch.route: scaled or general (the routes from registers); launch.pairs as for the dense
-// kernel; the rest of `launch` is unused.
-template <class E, class Shape, bool B_MN>
+// A_MN, B_MN: the operand is MN-major in memory (column-major A, row-major B). launch.route:
+// scaled or general (the routes from registers), or tma_general for k_offsets; launch.pairs as
+// for the dense kernel; the rest of `launch` is unused. group_maps: the k_offsets form's maps, one
+// entry per group (else null).
+template <class E, class Shape, bool A_MN, bool B_MN>
 __global__ void __launch_bounds__(Shape::value.threads(), 1)
-    sm90_grouped_gemm(const __grid_constant__ Sm90TensorMaps maps, GemmArgs args,
-                      Sm90Launch launch) {
+    sm90_grouped_gemm(const __grid_constant__ Sm90TensorMaps maps, GemmArgs args, Sm90Launch launch,
+                      const GroupMaps* group_maps) {
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
   constexpr Sm90Shape kShape = Shape::value;
   static_assert(kShape.cluster_size() == 1 && !kShape.ping_pong(), "programs on their own");
-  using Mainloop = Sm90Mainloop<E, kShape, false, B_MN>;
+  using Mainloop = Sm90Mainloop<E, kShape, A_MN, B_MN>;
   using Storage = SharedStorage<kShape>;
   using Epilogue = Sm90Epilogue<kShape.consumer_rows(), kShape.block_n, Storage::kStoreBuffers,
                                 false, false, kShape.mma_m() == 1>;
@@ -59,8 +67,9 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
   Storage& smem = *reinterpret_cast<Storage*>(
       smem_raw + (kAtomBytes - shared_address(smem_raw) % kAtomBytes) % kAtomBytes);
   const Pipeline<kShape.num_stages, 1> pipeline{smem.full, smem.empty};
-  const int k_steps = int(cdiv(args.k, Mainloop::BK));
   const int programs = int(gridDim.x);
+  // k_offsets: A and B are one matrix each, shared by the groups along K.
+  const bool k_form = args.groups.form == GroupForm::k_offsets;
 
   if (threadIdx.x == 0) {
     prefetch_tensormap(maps.a);
@@ -77,14 +86,25 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
       const GroupedTiles tiles = grouped_tiles<kShape>(args);
       PipelineState<kShape.num_stages> ring;
       GroupCursor cursor;
+      const CUtensorMap *map_a = &maps.a, *map_b = &maps.b;
+      int mapped = -1;  // the group whose maps the loads go through (k_offsets)
       for (int item = int(blockIdx.x); tiles.seek(cursor, item); item += programs) {
         const GroupedTile work = tiles.tile(cursor, item);
+        if (k_form && work.group != mapped) {
+          map_a = &group_maps[work.group].a;
+          map_b = &group_maps[work.group].b;
+          acquire_tensormap(*map_a);
+          acquire_tensormap(*map_b);
+          mapped = work.group;
+        }
         const int a_row = int(work.row0(kShape.block_m)),
                   b_col = int(work.tile.pid_n) * kShape.block_n;
+        const int a_batch = k_form ? 0 : int(work.rows.batch), b_batch = k_form ? 0 : work.group;
+        const int k_steps = int(cdiv(work.k.size(), Mainloop::BK));
         for (int kt = 0; kt < k_steps; ++kt, ring.advance()) {
-          Mainloop::load_step_at(maps.a, maps.b, smem, a_row, int(work.rows.batch), b_col,
-                                 work.group, kt, ring.stage,
-                                 pipeline.acquire(ring, Mainloop::kStageBytes));
+          Mainloop::load_step_at(*map_a, *map_b, smem, a_row, a_batch, b_col, b_batch, kt,
+                                 ring.stage, pipeline.acquire(ring, Mainloop::kStageBytes),
+                                 int(work.k.begin));
         }
       }
     }
@@ -100,12 +120,22 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
     float acc[kShape.mma_m()][kShape.block_n / 2];
     const GroupedTiles tiles = grouped_tiles<kShape>(args);
     GroupCursor cursor;
-    // The grouped routes (scaled, general) store from registers: no buffers are handed over.
+    // The routes from registers (scaled, general) hand no buffers over; tma_general (k_offsets)
+    // waits for its buffers' last stores itself, and finish() for every store's read.
     const ChunkTarget target{maps.d, args.epilogue.d, args.m, args.n, false};
     for (int item = int(blockIdx.x); tiles.seek(cursor, item); item += programs) {
-      Mainloop::mma(pipeline, smem, acc, ring, previous, k_steps, consumer, my_row, lane, lane == 0,
-                    [](int) {});
-      Mainloop::drain(pipeline, acc, previous, lane, lane == 0);
+      const int k_steps = int(cdiv(cursor.k.size(), Mainloop::BK));
+      if (k_steps == 0) {  // a group with no K values (k_offsets): its product is zero
+#pragma unroll
+        for (int i = 0; i < kShape.mma_m(); ++i)
+#pragma unroll
+          for (int r = 0; r < kShape.block_n / 2; ++r) acc[i][r] = 0.0f;
+      }
+      if (k_steps > 0) {
+        Mainloop::mma(pipeline, smem, acc, ring, previous, k_steps, consumer, my_row, lane,
+                      lane == 0, [](int) {});
+        Mainloop::drain(pipeline, acc, previous, lane, lane == 0);
+      }
       const GroupedTile work = tiles.tile(cursor, item);
       // The epilogue's batch entry is the group's (its bias; C and D of the offsets form have
       // batch stride 0), its rows those of the group from the group's first row.

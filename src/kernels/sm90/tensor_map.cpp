@@ -14,8 +14,10 @@ namespace tilegemm::sm90 {
 
 OperandShape operand_a(const GemmArgs& args) {  // M x K
   const bool k_major = args.a.stride.col == 1;
-  // The groups of the offsets form share one A.
-  const int64_t entries = args.groups.rows == GroupRows::offsets ? 1 : args.batch_count;
+  // The groups of the offsets and k_offsets forms share one A.
+  const GroupForm form = args.groups.form;
+  const int64_t entries =
+      form == GroupForm::offsets || form == GroupForm::k_offsets ? 1 : args.batch_count;
   return {args.a.data, args.a.dtype,       args.m,
           args.k,      !k_major,           k_major ? args.a.stride.row : args.a.stride.col,
           entries,     args.a.batch_stride};
@@ -23,9 +25,11 @@ OperandShape operand_a(const GemmArgs& args) {  // M x K
 
 OperandShape operand_b(const GemmArgs& args) {  // K x N
   const bool k_major = args.b.stride.row == 1;
-  return {args.b.data,      args.b.dtype,       args.n,
-          args.k,           !k_major,           k_major ? args.b.stride.col : args.b.stride.row,
-          args.batch_count, args.b.batch_stride};
+  // The groups of the k_offsets form share one B.
+  const int64_t entries = args.groups.form == GroupForm::k_offsets ? 1 : args.batch_count;
+  return {args.b.data, args.b.dtype,       args.n,
+          args.k,      !k_major,           k_major ? args.b.stride.col : args.b.stride.row,
+          entries,     args.b.batch_stride};
 }
 
 OperandShape output_d(const GemmArgs& args) {  // M x N, row-major
