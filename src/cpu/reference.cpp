@@ -136,6 +136,7 @@ std::vector<double> grouped_gemm(const GemmProblem& p, const std::vector<int32_t
   std::vector<char> wanted(size_t(p.m), only.empty() ? 1 : 0);
   for (int64_t r : only) wanted[size_t(r)] = 1;
   const bool offsets = p.groups.form == GroupForm::offsets;
+  const bool k_form = p.groups.form == GroupForm::k_offsets;
   const int64_t entries = offsets ? 1 : p.batch_count;
   std::vector<double> out(size_t(entries * p.m * p.n), std::numeric_limits<double>::quiet_NaN());
   const auto advance = [](const void* data, DType dtype, int64_t elements) {
@@ -146,7 +147,6 @@ std::vector<double> grouped_gemm(const GemmProblem& p, const std::vector<int32_t
   for (int64_t g = 0; g < p.batch_count; ++g) {
     // offsets: rows begin .. sizes[g] - 1 of the one entry; counts: rows 0 .. sizes[g] - 1 of
     // entry g; k_offsets: every row of entry g, over K values k_begin .. sizes[g] - 1
-    const bool k_form = p.groups.form == GroupForm::k_offsets;
     const int64_t first = offsets ? begin : 0, end = k_form ? p.m : sizes[size_t(g)];
     std::vector<int64_t> rows;
     for (int64_t r = first; r < end; ++r) {

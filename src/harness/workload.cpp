@@ -102,6 +102,16 @@ std::vector<uint8_t> group_sizes(GroupForm form, std::vector<int32_t> rows) {
   return bytes;
 }
 
+// Batch entries of A and of B in memory: the offsets form's groups share A, the k_offsets form's
+// A and B.
+int64_t entries_of_a(const WorkloadSpec& s) {
+  const bool shared = s.groups == GroupForm::offsets || s.groups == GroupForm::k_offsets;
+  return shared ? 1 : s.batch_count;
+}
+int64_t entries_of_b(const WorkloadSpec& s) {
+  return s.groups == GroupForm::k_offsets ? 1 : s.batch_count;
+}
+
 // 0 for a negative leading dimension, or one whose stride overflows: validate() refuses both
 // (create() has refused a problem larger than memory before this is reached).
 int64_t packed_stride(Layout layout, int64_t rows, int64_t cols, int64_t ld) {
@@ -151,11 +161,16 @@ int64_t taken_rows(const WorkloadSpec& s) {
   return rows;
 }
 
-double flops(const WorkloadSpec& s) {
-  if (s.groups != GroupForm::k_offsets) return 2.0 * double(taken_rows(s)) * double(s.n) * s.k;
+int64_t taken_k(const WorkloadSpec& s) {
+  if (s.groups != GroupForm::k_offsets) return s.k;
   int64_t k = 0;
   for (int32_t r : s.group_rows) k += r;
-  return 2.0 * double(s.m) * double(s.n) * double(k);
+  return k;
+}
+
+double flops(const WorkloadSpec& s) {
+  const double rows = s.groups == GroupForm::k_offsets ? double(s.m) : double(taken_rows(s));
+  return 2.0 * rows * double(s.n) * double(taken_k(s));
 }
 
 DType default_output_dtype(DType input_dtype) {
@@ -178,8 +193,7 @@ double Workload::host_bytes(const WorkloadSpec& s) {
   // The groups of the offsets form share A, C and D (B has an entry per group), those of the
   // k_offsets form A and B.
   const double entries = std::max(double(s.batch_count), 1.0);
-  const double shared = s.groups == GroupForm::offsets ? 1.0 : entries;
-  const double k_shared = s.groups == GroupForm::k_offsets ? 1.0 : entries;
+  const double shared = s.groups == GroupForm::offsets ? 1.0 : entries;  // C and D
   const auto matrix = [&](Layout layout, double rows, double cols, double ld, DType dtype,
                           double count) {
     const double lines = layout == Layout::row_major ? rows : cols;
@@ -191,11 +205,11 @@ double Workload::host_bytes(const WorkloadSpec& s) {
   const Layout c_layout =
       s.c_transposed ? (s.layout_c == Layout::row_major ? Layout::col_major : Layout::row_major)
                      : s.layout_c;
-  double bytes =
-      matrix(s.layout_a, m, k, double(s.lda), s.input_dtype, std::min(shared, k_shared)) +
-      matrix(s.layout_b, k, n, double(s.ldb), s.input_dtype_b.value_or(s.input_dtype), k_shared) +
-      matrix(c_layout, m, n, s.c_transposed ? 0.0 : double(s.ldc), c_dtype(s), shared) +
-      matrix(s.layout_c, m, n, double(s.ldc), s.output_dtype, shared);
+  double bytes = matrix(s.layout_a, m, k, double(s.lda), s.input_dtype, double(entries_of_a(s))) +
+                 matrix(s.layout_b, k, n, double(s.ldb), s.input_dtype_b.value_or(s.input_dtype),
+                        double(entries_of_b(s))) +
+                 matrix(c_layout, m, n, s.c_transposed ? 0.0 : double(s.ldc), c_dtype(s), shared) +
+                 matrix(s.layout_c, m, n, double(s.ldc), s.output_dtype, shared);
   if (s.bias) bytes += n * dtype_size(c_dtype(s)) * (s.groups == GroupForm::none ? 1 : entries);
   if (s.scale_mode == ScaleMode::block) bytes += 4.0 * (m + n) * std::ceil(k / kScaleBlock);
   if (s.scale_mode == ScaleMode::channel) bytes += 4.0 * (m + n);
@@ -275,11 +289,10 @@ Status Workload::create_checked(const WorkloadSpec& spec, bool on_gpu,
     return storage_elements(layout, rows, cols, ld, batches, packed_stride(layout, rows, cols, ld));
   };
   const int64_t entries = w->entries();
-  const int64_t b_entries = s.groups == GroupForm::k_offsets ? 1 : s.batch_count;
-  w->host_a_ = random_buffer(elements(s.layout_a, s.m, s.k, s.lda, std::min(entries, b_entries)),
-                             s.input_dtype, s.seed * 4 + 0);
-  w->host_b_ =
-      random_buffer(elements(s.layout_b, s.k, s.n, s.ldb, b_entries), w->dtype_b(), s.seed * 4 + 1);
+  w->host_a_ = random_buffer(elements(s.layout_a, s.m, s.k, s.lda, entries_of_a(s)), s.input_dtype,
+                             s.seed * 4 + 0);
+  w->host_b_ = random_buffer(elements(s.layout_b, s.k, s.n, s.ldb, entries_of_b(s)), w->dtype_b(),
+                             s.seed * 4 + 1);
   if (s.groups != GroupForm::none) w->host_sizes_ = group_sizes(s.groups, s.group_rows);
   if (s.scale_mode != ScaleMode::none) {
     // The counts the problem needs (scales.hpp), drawn from their own streams.
@@ -547,7 +560,7 @@ double Workload::min_bytes() const {
   const double in_a = dtype_size(s.input_dtype), in_b = dtype_size(dtype_b()),
                out = dtype_size(s.output_dtype), c = dtype_size(c_dtype(s));
   if (s.groups == GroupForm::k_offsets) {  // A and B read once, a D per group
-    const double k = flops(s) / (2.0 * double(s.m) * double(s.n));
+    const double k = double(taken_k(s));
     return double(s.m) * k * in_a + k * s.n * in_b +
            double(s.batch_count) * s.m * s.n * (out + (s.beta != 0.0f ? c : 0.0));
   }

@@ -49,8 +49,9 @@ std::vector<int32_t> random_group_rows(GroupForm form, int64_t groups, int64_t m
 
 // The rows of D the groups take in all (M x batch_count for a dense problem or k_offsets).
 int64_t taken_rows(const WorkloadSpec& spec);
-// The FLOPs the problem counts: 2 x taken_rows x N x K, or 2 x M x N x the K values the groups
-// take (k_offsets).
+// The K values the groups take in all (K but for k_offsets).
+int64_t taken_k(const WorkloadSpec& spec);
+// The FLOPs the problem counts: 2 x taken_rows x N x taken_k (k_offsets: 2 x M x N x taken_k).
 double flops(const WorkloadSpec& spec);
 
 class Workload {
