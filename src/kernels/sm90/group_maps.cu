@@ -1,4 +1,4 @@
-// The k_offsets form's tensor maps, made on the device (group_maps.hpp).
+// The grouped kernel's per-group tensor maps, made on the device (group_maps.hpp).
 #include "kernels/cuda_check.hpp"
 #include "kernels/sm90/group_maps.hpp"
 #include "ptx/sm90.cuh"
@@ -9,9 +9,16 @@ namespace {
 constexpr int kThreads = 256;
 
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
-// `map`'s K extent set to `extent` (dimension 0 where K is innermost, else 1).
-__device__ __forceinline__ void cut_k(CUtensorMap* map, bool k_inner, uint32_t extent) {
-  if (k_inner) {
+// A copy of `from` at `to`, 16 bytes at a time.
+__device__ __forceinline__ void copy_map(const CUtensorMap& from, CUtensorMap* to) {
+  const uint4* src = reinterpret_cast<const uint4*>(&from);
+  uint4* dst = reinterpret_cast<uint4*>(to);
+  for (int i = 0; i < int(sizeof(CUtensorMap) / sizeof(uint4)); ++i) dst[i] = src[i];
+}
+
+// `map`'s extent along dimension 0 (`inner`) or 1 set to `extent`.
+__device__ __forceinline__ void cut(CUtensorMap* map, bool inner, uint32_t extent) {
+  if (inner) {
     cuda::ptx::tensormap_replace_global_dim(cuda::ptx::space_global, map, cuda::ptx::n32_t<0>{},
                                             extent);
   } else {
@@ -21,47 +28,47 @@ __device__ __forceinline__ void cut_k(CUtensorMap* map, bool k_inner, uint32_t e
 }
 #endif
 
-// One block walks the groups kThreads at a time. Group g's K values end at min(K, max(0,
-// offsets[0], ..., offsets[g])) (what clamping each offset to [the previous end, K] gives): a
-// running maximum, scanned within each chunk and carried to the next.
+// One block walks the groups kThreads at a time. Group g of a cumulative form ends at min(extent,
+// max(0, sizes[0], ..., sizes[g])) (what clamping each offset to [the previous end, extent]
+// gives): a running maximum, scanned within each chunk and carried to the next. Group g of the
+// counts form ends at min(extent, max(0, sizes[g])).
 __global__ void __launch_bounds__(kThreads, 1)
-    group_maps_kernel(const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b,
-                      bool a_k_inner, bool b_k_inner, const int32_t* offsets, int64_t groups,
-                      int64_t k, GroupMaps* out) {
+    group_maps_kernel(GroupForm form, const __grid_constant__ WholeMaps whole, const int32_t* sizes,
+                      int64_t groups, int64_t extent, GroupMaps* out) {
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
   __shared__ int64_t running[kThreads];
   const int t = int(threadIdx.x);
+  const bool counts = form == GroupForm::counts;
   int64_t carry = 0;  // where the groups before this chunk end
   for (int64_t first = 0; first < groups; first += kThreads) {
     const int64_t g = first + t;
-    running[t] = g < groups ? int64_t(offsets[g]) : 0;
+    running[t] = g < groups ? int64_t(sizes[g]) : 0;
     __syncthreads();
-    for (int d = 1; d < kThreads; d *= 2) {  // inclusive prefix maximum
+    for (int d = 1; d < kThreads && !counts; d *= 2) {  // inclusive prefix maximum
       const int64_t before = t >= d ? running[t - d] : running[t];
       __syncthreads();
       running[t] = running[t] > before ? running[t] : before;
       __syncthreads();
     }
     const int64_t upto = running[t] > carry ? running[t] : carry;
-    const int64_t end = upto < k ? upto : k;
+    const int64_t end = upto < extent ? upto : extent;
     const int64_t last = running[kThreads - 1];
     __syncthreads();  // every thread has read the chunk's maximum before the next chunk writes
-    carry = last > carry ? (last < k ? last : k) : carry;
+    if (!counts) carry = last > carry ? (last < extent ? last : extent) : carry;
     if (g < groups) {
       GroupMaps& m = out[g];
-      const uint4* from_a = reinterpret_cast<const uint4*>(&a);
-      const uint4* from_b = reinterpret_cast<const uint4*>(&b);
-      uint4* to_a = reinterpret_cast<uint4*>(&m.a);
-      uint4* to_b = reinterpret_cast<uint4*>(&m.b);
-      for (int i = 0; i < int(sizeof(CUtensorMap) / sizeof(uint4)); ++i) {
-        to_a[i] = from_a[i];
-        to_b[i] = from_b[i];
+      // An empty group loads and stores nothing; its maps only need to be valid.
+      const uint32_t cut_at = uint32_t(end > 0 ? end : 1);
+      if (form == GroupForm::k_offsets) {
+        copy_map(whole.a, &m.a);
+        copy_map(whole.b, &m.b);
+        cut(&m.a, whole.a_k_inner, cut_at);
+        cut(&m.b, whole.b_k_inner, cut_at);
+      } else {
+        copy_map(whole.d, &m.d);
+        cut(&m.d, false, cut_at);
       }
-      // An empty group loads nothing; its maps only need to be valid.
-      const uint32_t extent = uint32_t(end > 0 ? end : 1);
-      cut_k(&m.a, a_k_inner, extent);
-      cut_k(&m.b, b_k_inner, extent);
-      // The grouped kernel's producer acquires each map before its first load through it.
+      // The grouped kernel acquires each map before its first use.
       cuda::ptx::fence_proxy_tensormap_generic(cuda::ptx::sem_release, cuda::ptx::scope_gpu);
     }
   }
@@ -70,12 +77,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 }  // namespace
 
-Status make_group_maps(const CUtensorMap& a, const CUtensorMap& b, bool a_k_inner, bool b_k_inner,
-                       const int32_t* offsets, int64_t groups, int64_t k, GroupMaps* out,
-                       cudaStream_t stream) {
+Status make_group_maps(GroupForm form, const WholeMaps& whole, const int32_t* sizes, int64_t groups,
+                       int64_t extent, GroupMaps* out, cudaStream_t stream) {
   if (groups == 0) return Status::success();
-  group_maps_kernel<<<1, kThreads, 0, stream>>>(a, b, a_k_inner, b_k_inner, offsets, groups, k,
-                                                out);
+  group_maps_kernel<<<1, kThreads, 0, stream>>>(form, whole, sizes, groups, extent, out);
   return check_launch("sm90 group_maps_kernel");
 }
 

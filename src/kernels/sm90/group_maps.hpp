@@ -1,9 +1,15 @@
-// The k_offsets form's tensor maps (tilegemm.hpp: Groups). A group's K values end anywhere, and
-// its last K step must not read the next group's: for each group, A's and B's maps of the whole
-// matrices with their K extent cut where the group's K values end, so that TMA fills the K values
-// past them with zeros, as it fills the matrices' edges. The offsets are in device memory, so the
-// maps are made there, by a small kernel that runs before the grouped kernel (tensormap.replace on
-// copies of the host's maps), and the grouped kernel's producer reads group g's from entry g.
+// The grouped kernel's per-group tensor maps (tilegemm.hpp: Groups), made on the device: the sizes
+// are in device memory, so a small kernel that runs before the grouped kernel copies the host's
+// maps of the whole matrices and cuts one extent of each copy with tensormap.replace, where the
+// group ends, so that TMA treats the group's end as the matrix's edge:
+//   k_offsets          A's and B's K extent, where the group's K values end: TMA fills the K values
+//                      past them with zeros (the group's last K step would otherwise read the next
+//                      group's);
+//   offsets, counts    D's rows, where the group's rows end: a TMA store clips the rows of a
+//                      group's partial last tile (which would otherwise overwrite the next
+//                      group's rows, or the rows past a count), so every tile of D can leave
+//                      through the store buffers.
+// The grouped kernel reads group g's maps from entry g, and acquires each before its first use.
 #pragma once
 
 #include <cuda.h>
@@ -15,16 +21,24 @@
 
 namespace tilegemm::sm90 {
 
-// One group's maps (TMA reads a map in global memory from a 64-byte aligned address).
+// One group's maps (TMA reads a map in global memory from a 64-byte aligned address). Only those
+// of the group's form are written.
 struct alignas(128) GroupMaps {
-  CUtensorMap a, b;
+  CUtensorMap a, b, d;
 };
 
-// Writes `groups` entries of `out` (device memory), in stream order: copies of `a` and `b` whose
-// K extent (their first dimension where K is innermost, `a_k_inner`/`b_k_inner`, else their second)
-// ends where group g's K values end, the offsets clamped as group_k_after clamps them.
-Status make_group_maps(const CUtensorMap& a, const CUtensorMap& b, bool a_k_inner, bool b_k_inner,
-                       const int32_t* offsets, int64_t groups, int64_t k, GroupMaps* out,
-                       cudaStream_t stream);
+// The host's maps of the whole matrices, and where K lies in A's and B's (dimension 0 where K is
+// innermost, `a_k_inner`/`b_k_inner`, else 1; D's rows are dimension 1). Only the form's maps need
+// to be encoded.
+struct WholeMaps {
+  CUtensorMap a, b, d;
+  bool a_k_inner = false, b_k_inner = false;
+};
+
+// Writes `groups` entries of `out` (device memory), in stream order, for the sizes of `form`
+// (offsets or k_offsets: cumulative; counts: one per group), clamped as group_rows_after and
+// group_k_after clamp them to an extent of `extent` (M for the rows forms, K for k_offsets).
+Status make_group_maps(GroupForm form, const WholeMaps& whole, const int32_t* sizes, int64_t groups,
+                       int64_t extent, GroupMaps* out, cudaStream_t stream);
 
 }  // namespace tilegemm::sm90

@@ -17,58 +17,70 @@ template <class E>
 using GroupedShapes =
     decltype(grouped_shape_tuple<E>(std::make_index_sequence<std::size(kGroupedShapes)>{}));
 
-// The memory the k_offsets form's tensor maps take from the call's workspace (group_maps.hpp).
+// The memory the groups' tensor maps take from the call's workspace (group_maps.hpp).
 inline size_t grouped_workspace_bytes(const GemmArgs& args) {
-  return args.groups.form == GroupForm::k_offsets ? size_t(args.batch_count) * sizeof(GroupMaps)
-                                                  : 0;
+  return size_t(args.batch_count) * sizeof(GroupMaps);
 }
 
-// The k_offsets form's maps, made on the device in stream order from the whole matrices' `maps`,
-// in memory from the call's workspace. Without that memory the form cannot run (not_supported).
-inline Status group_maps_from(const GemmArgs& args, const Sm90TensorMaps& maps, bool a_mn,
-                              bool b_mn, gpu::Workspace& workspace, const GroupMaps** out) {
+// The groups' tensor maps, made on the device in stream order from the whole matrices' `whole`,
+// in memory from the call's workspace; *out stays null where there is none to have (the k_offsets
+// form cannot run without them; the rows forms store D from registers instead).
+inline Status group_maps_from(const GemmArgs& args, const WholeMaps& whole,
+                              gpu::Workspace& workspace, const GroupMaps** out) {
   void* memory = nullptr;
-  const size_t bytes = grouped_workspace_bytes(args);
-  if (Status s = workspace.take(bytes, "the groups' tensor maps", &memory); !s.ok()) return s;
-  if (memory == nullptr) {
-    return {StatusCode::not_supported,
-            "kernel sm90: groups.form k_offsets needs " + std::to_string(bytes) +
-                " bytes of workspace for its groups' tensor maps, and has none (" +
-                workspace.shortfall() + "); give one (GemmOptions::workspace)"};
+  if (Status s = workspace.take(grouped_workspace_bytes(args), "the groups' tensor maps", &memory);
+      !s.ok() || memory == nullptr) {
+    return s;
   }
   *out = static_cast<const GroupMaps*>(memory);
-  return make_group_maps(maps.a, maps.b, !a_mn, !b_mn, args.groups.sizes, args.batch_count, args.k,
+  const int64_t extent = args.groups.form == GroupForm::k_offsets ? args.k : args.m;
+  return make_group_maps(args.groups.form, whole, args.groups.sizes, args.batch_count, extent,
                          static_cast<GroupMaps*>(memory),
                          static_cast<cudaStream_t>(workspace.stream()));
+}
+
+// The grouped kernel for shape kShape, element kind E, operand majors and PLAIN.
+template <class E, Sm90Shape kShape, bool PLAIN>
+auto* grouped_kernel(bool a_mn, bool b_mn) {
+  using Tag = ShapeTag<kShape>;
+  return a_mn ? (b_mn ? sm90_grouped_gemm<E, Tag, true, true, PLAIN>
+                      : sm90_grouped_gemm<E, Tag, true, false, PLAIN>)
+              : (b_mn ? sm90_grouped_gemm<E, Tag, false, true, PLAIN>
+                      : sm90_grouped_gemm<E, Tag, false, false, PLAIN>);
 }
 
 // Launches the grouped kernel of shape kShape for element kind E on a problem sm90.cu's checks
 // passed. One program per SM, or one per work item where the grouping cannot have as many (the
 // groups' sizes are on the device: the grid is sized by the most items they allow).
+//
+// D's route: where D = alpha * AB and a tensor map describes D, through the store buffers and TMA
+// stores, the last chunks of each tile held into the next tile's K loop (the dense kernel's `tma`
+// route, in the PLAIN kernel): each group's D map ends with its rows (group_maps.hpp), or, in the
+// k_offsets form, its D is a whole batch entry. Otherwise from registers (scaled, general), or
+// in the k_offsets form through the store buffers (tma_general; C, where there is one, each
+// thread loads).
 template <class E, Sm90Shape kShape>
 Status launch_grouped_shape(const GemmArgs& args, gpu::Workspace& workspace) {
   const auto stream = static_cast<cudaStream_t>(workspace.stream());
   const OperandShape a = operand_a(args), b = operand_b(args);
-  Sm90TensorMaps maps{};
+  WholeMaps whole{};
+  whole.a_k_inner = !a.mn_major;
+  whole.b_k_inner = !b.mn_major;
   const OperandTile tile_a{kShape.block_m, a.mn_major}, tile_b{kShape.block_n, b.mn_major};
-  if (Status s = encode_operand_map(a, tile_a.box_mn(), &maps.a); !s.ok()) return s;
-  if (Status s = encode_operand_map(b, tile_b.box_mn(), &maps.b); !s.ok()) return s;
-  Sm90Launch launch{};
-  launch.pairs = aligned_pairs(args.epilogue.d);
+  if (Status s = encode_operand_map(a, tile_a.box_mn(), &whole.a); !s.ok()) return s;
+  if (Status s = encode_operand_map(b, tile_b.box_mn(), &whole.b); !s.ok()) return s;
+  const bool k_form = args.groups.form == GroupForm::k_offsets;
   const EpilogueParams& e = args.epilogue;
+  Sm90Launch launch{};
+  launch.pairs = aligned_pairs(e.d);
   launch.route =
       scales_only(e) && (e.d.dtype == DType::fp16 || e.d.dtype == DType::bf16) && launch.pairs
           ? StoreRoute::scaled
           : StoreRoute::general;
-  // k_offsets: each group's D is a whole batch entry, as a dense batch's is, so its tiles can leave
-  // through the store buffers and TMA stores, which run beside the next tile's K loop (the
-  // tma_general route; C, where there is one, each thread loads).
-  if (args.groups.form == GroupForm::k_offsets) {
-    const StoreRoute dense = store_route(args, kShape.block_n);
-    if (dense == StoreRoute::tma || dense == StoreRoute::tma_general) {
-      if (Status s = encode_operand_map(output_d(args), kStoreRows, &maps.d); !s.ok()) return s;
-      launch.route = StoreRoute::tma_general;
-    }
+  const StoreRoute dense = store_route(args, kShape.block_n);
+  const bool described = dense == StoreRoute::tma || dense == StoreRoute::tma_general;
+  if (described && (dense == StoreRoute::tma || k_form)) {
+    if (Status s = encode_operand_map(output_d(args), kStoreRows, &whole.d); !s.ok()) return s;
   }
 
   int device = 0, sms = 0;
@@ -78,24 +90,30 @@ Status launch_grouped_shape(const GemmArgs& args, gpu::Workspace& workspace) {
   if (items == 0) return Status::success();
   const int programs = int(items < sms ? items : sms);
   const GroupMaps* group_maps = nullptr;
-  if (args.groups.form == GroupForm::k_offsets) {
-    if (Status s = group_maps_from(args, maps, a.mn_major, b.mn_major, workspace, &group_maps);
-        !s.ok()) {
-      return s;
+  if (k_form || (described && dense == StoreRoute::tma)) {
+    if (Status s = group_maps_from(args, whole, workspace, &group_maps); !s.ok()) return s;
+    if (k_form && group_maps == nullptr) {
+      return {StatusCode::not_supported,
+              "kernel sm90: groups.form k_offsets needs " +
+                  std::to_string(grouped_workspace_bytes(args)) +
+                  " bytes of workspace for its groups' tensor maps, and has none (" +
+                  workspace.shortfall() + "); give one (GemmOptions::workspace)"};
+    }
+    if (group_maps != nullptr && described) {
+      launch.route = dense == StoreRoute::tma ? StoreRoute::tma : StoreRoute::tma_general;
     }
   }
+  const bool plain = launch.route == StoreRoute::tma;
   constexpr int kSmem = int(shared_bytes<kShape>());
-  using Tag = ShapeTag<kShape>;
-  auto* kernel = a.mn_major ? (b.mn_major ? sm90_grouped_gemm<E, Tag, true, true>
-                                          : sm90_grouped_gemm<E, Tag, true, false>)
-                            : (b.mn_major ? sm90_grouped_gemm<E, Tag, false, true>
-                                          : sm90_grouped_gemm<E, Tag, false, false>);
+  auto* kernel = plain ? grouped_kernel<E, kShape, true>(a.mn_major, b.mn_major)
+                       : grouped_kernel<E, kShape, false>(a.mn_major, b.mn_major);
   if (Status s = allow_dynamic_shared_bytes(
           reinterpret_cast<const void*>(kernel), kSmem,
           "sm90_grouped_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
       !s.ok()) {
     return s;
   }
+  const Sm90TensorMaps maps{whole.a, whole.b, whole.d};
   cudaLaunchAttribute cluster;
   const cudaLaunchConfig_t config =
       launch_config(programs, 1, kShape.threads(), kSmem, stream, &cluster);

@@ -39,7 +39,7 @@ Status launch(const GemmArgs& args, const KernelConfig& config, gpu::Workspace& 
 }
 
 size_t workspace_bytes(const GemmArgs& args, const KernelConfig& config) {
-  // The grouped launches split no tail; the k_offsets form takes its groups' tensor maps.
+  // The grouped launches split no tail; they take their groups' tensor maps.
   if (args.groups.form != GroupForm::none) return grouped_workspace_bytes(args);
   int device = 0, sms = 0;
   if (!current_device_sms(&device, &sms).ok()) return 0;

@@ -8,9 +8,9 @@
 //   rows    a group's rows start anywhere (the offsets form) or end before the batch entry does
 //           (counts): A's tile is loaded from the group's row (the rows past the group's end
 //           belong to the next group or lie past the matrix; they are loaded and never stored),
-//           and the epilogue stores only the group's rows, from registers (a TMA store would
-//           write the next group's rows). In the k_offsets form a group's D is a whole batch
-//           entry, and its tiles leave by TMA (the tma_general route);
+//           and the epilogue stores only the group's rows: by TMA through the group's own D map,
+//           whose rows end with the group's (group_maps.hpp), or from registers. In the k_offsets
+//           form a group's D is a whole batch entry;
 //   B       and the bias are the group's batch entry;
 //   K       in the k_offsets form a group's K values start anywhere and end anywhere: its K loop
 //           starts at the group's first, and its loads go through the group's own tensor maps
@@ -48,11 +48,13 @@ __device__ __forceinline__ GroupedTiles grouped_tiles(const GemmArgs& args) {
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
 
 // E: the input element kind (16-bit); Shape: a compiled shape with no cluster, cooperative;
-// A_MN, B_MN: the operand is MN-major in memory (column-major A, row-major B). launch.route:
-// scaled or general (the routes from registers), or tma_general for k_offsets; launch.pairs as
-// for the dense kernel; the rest of `launch` is unused. group_maps: the k_offsets form's maps, one
-// entry per group (else null).
-template <class E, class Shape, bool A_MN, bool B_MN>
+// A_MN, B_MN: the operand is MN-major in memory (column-major A, row-major B). PLAIN: compiled
+// for the tma route alone (D = alpha * AB through the store buffers, the last chunks of a tile
+// held into the next one's K loop, as in the dense kernel); else launch.route is scaled or general
+// (the routes from registers), or tma_general for k_offsets. launch.pairs as for the dense kernel;
+// the rest of `launch` is unused. group_maps: the groups' maps, one entry per group (k_offsets:
+// always; the rows forms: on the tma route; else null).
+template <class E, class Shape, bool A_MN, bool B_MN, bool PLAIN>
 __global__ void __launch_bounds__(Shape::value.threads(), 1)
     sm90_grouped_gemm(const __grid_constant__ Sm90TensorMaps maps, GemmArgs args, Sm90Launch launch,
                       const GroupMaps* group_maps) {
@@ -62,7 +64,7 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
   using Mainloop = Sm90Mainloop<E, kShape, A_MN, B_MN>;
   using Storage = SharedStorage<kShape>;
   using Epilogue = Sm90Epilogue<kShape.consumer_rows(), kShape.block_n, Storage::kStoreBuffers,
-                                false, false, kShape.mma_m() == 1>;
+                                PLAIN, PLAIN && holds_chunks<kShape>(), kShape.mma_m() == 1>;
   extern __shared__ unsigned char smem_raw[];
   Storage& smem = *reinterpret_cast<Storage*>(
       smem_raw + (kAtomBytes - shared_address(smem_raw) % kAtomBytes) % kAtomBytes);
@@ -74,6 +76,9 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
   if (threadIdx.x == 0) {
     prefetch_tensormap(maps.a);
     prefetch_tensormap(maps.b);
+    if (k_form && launch.route != StoreRoute::scaled && launch.route != StoreRoute::general) {
+      prefetch_tensormap(maps.d);
+    }
     pipeline.init(kShape.stage_readers() * 4);
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
@@ -120,9 +125,22 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
     float acc[kShape.mma_m()][kShape.block_n / 2];
     const GroupedTiles tiles = grouped_tiles<kShape>(args);
     GroupCursor cursor;
-    // The routes from registers (scaled, general) hand no buffers over; tma_general (k_offsets)
-    // waits for its buffers' last stores itself, and finish() for every store's read.
-    const ChunkTarget target{maps.d, args.epilogue.d, args.m, args.n, false};
+    // D's map: the whole matrix's (k_offsets: a group's D is a batch entry), or on the tma route
+    // of the rows forms the group's own, acquired by the thread that issues the stores when the
+    // walk enters the group. The chunks held from the last tile go through that tile's map.
+    const bool group_d = PLAIN && !k_form;
+    const CUtensorMap *map_d = &maps.d, *held_map = &maps.d;
+    int mapped = -1;
+    // Where the store buffers go (built at each use: sm90_tma_store.cuh). The routes from registers
+    // (scaled, general) hand no buffers over; tma_general waits for its buffers' last stores
+    // itself, and finish() for every store's read.
+    const auto target = [&](const CUtensorMap& map) {
+      return ChunkTarget{map, args.epilogue.d, args.m, args.n, false};
+    };
+    // PLAIN: the last tile's held chunks go out while one of this tile's K steps runs.
+    const auto store_held = [&] {
+      if constexpr (PLAIN) epilogue.overlap(args.epilogue, target(*held_map), false, 0, 0, 0);
+    };
     for (int item = int(blockIdx.x); tiles.seek(cursor, item); item += programs) {
       const int k_steps = int(cdiv(cursor.k.size(), Mainloop::BK));
       // A group with no K values (k_offsets): its product is zero. (Two tests, not if/else: as
@@ -132,19 +150,32 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
         for (int i = 0; i < kShape.mma_m(); ++i)
 #pragma unroll
           for (int r = 0; r < kShape.block_n / 2; ++r) acc[i][r] = 0.0f;
+        store_held();
       }
       if (k_steps > 0) {
+        const int overlap_step = Epilogue::overlap_step(k_steps);
         Mainloop::mma(pipeline, smem, acc, ring, previous, k_steps, consumer, my_row, lane,
-                      lane == 0, [](int) {});
+                      lane == 0, [&](int kt) {
+                        if (kt == overlap_step) store_held();
+                      });
         Mainloop::drain(pipeline, acc, previous, lane, lane == 0);
       }
       const GroupedTile work = tiles.tile(cursor, item);
+      if (group_d && work.group != mapped) {
+        map_d = &group_maps[work.group].d;
+        if (threadIdx.x % 128 == 0) acquire_tensormap(*map_d);
+        mapped = work.group;
+      }
       // The epilogue's batch entry is the group's (its bias; C and D of the offsets form have
-      // batch stride 0), its rows those of the group from the group's first row.
-      epilogue.store(args.epilogue, target, launch.route, acc, BatchedTile{work.group, work.tile},
-                     kShape.block_m, my_row, work.rows.end, args.n, launch.pairs, work.rows.begin);
+      // batch stride 0), its rows those of the group from the group's first row. A TMA store's
+      // batch coordinate is D's entry: 0 in the offsets form, whose D map has one.
+      const int64_t entry = PLAIN ? work.rows.batch : int64_t(work.group);
+      epilogue.store(args.epilogue, target(*map_d), launch.route, acc,
+                     BatchedTile{entry, work.tile}, kShape.block_m, my_row, work.rows.end, args.n,
+                     launch.pairs, work.rows.begin);
+      held_map = map_d;
     }
-    epilogue.finish(target, launch.route);
+    epilogue.finish(target(*held_map), launch.route);
   }
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
 }

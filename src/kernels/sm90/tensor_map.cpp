@@ -32,14 +32,25 @@ OperandShape operand_b(const GemmArgs& args) {  // K x N
           entries,     args.b.batch_stride};
 }
 
+namespace {
+
+// The groups of the offsets form share one C and one D.
+int64_t output_entries(const GemmArgs& args) {
+  return args.groups.form == GroupForm::offsets ? 1 : args.batch_count;
+}
+
+}  // namespace
+
 OperandShape output_d(const GemmArgs& args) {  // M x N, row-major
   const MatrixView& d = args.epilogue.d;
-  return {d.data, d.dtype, args.m, args.n, false, d.stride.row, args.batch_count, d.batch_stride};
+  return {d.data,        d.dtype, args.m, args.n, false, d.stride.row, output_entries(args),
+          d.batch_stride};
 }
 
 OperandShape source_c(const GemmArgs& args) {  // M x N, row-major
   const MatrixView& c = args.epilogue.c;
-  return {c.data, c.dtype, args.m, args.n, false, c.stride.row, args.batch_count, c.batch_stride};
+  return {c.data,        c.dtype, args.m, args.n, false, c.stride.row, output_entries(args),
+          c.batch_stride};
 }
 
 bool aligned_pairs(const MatrixView& d) {
