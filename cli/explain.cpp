@@ -25,38 +25,54 @@ struct ExplainOptions {
   std::string block = "128x64x32", order = "grouped", dtype = "fp16", scale_mode = "none";
   int64_t group = 8, pid = 0, wave = 0;
   bool choice = false;
-  std::string group_rows;  // a grouped GEMM (offsets form): each group's rows
+  std::string group_rows;           // a grouped GEMM: each group's rows (K values for k_offsets)
+  std::string grouped = "offsets";  // its form
 };
 
 // How program `pid` of a persistent grid of `wave` programs walks a grouped GEMM's tiles
-// (schedule/grouped_tiles.hpp): the groups' rows one after the other in M, each group's tiles in
-// grouped order, and the program taking items pid, pid + wave, ... across the groups.
+// (schedule/grouped_tiles.hpp): each group's tiles in grouped order, one group after the other,
+// and the program taking items pid, pid + wave, ... across the groups. A group's tiles cover its
+// rows (offsets: one after the other in M; counts: the first rows of its batch entry) or, in the
+// k_offsets form, all of its batch entry's M x N with its own K values.
 void print_grouped_walk(const ExplainOptions& o, int64_t bm, int64_t bn, int64_t wave) {
-  std::vector<int32_t> offsets = group_rows_option("--group-rows", o.group_rows);
-  int64_t end = 0;
-  for (int32_t& rows : offsets) {  // each group's rows -> where its rows end
-    end += rows;
-    if (end > o.m) fail("--group-rows '" + o.group_rows + "': the groups take more than M rows");
-    rows = int32_t(end);
+  const std::optional<GroupForm> form = parse_group_form(o.grouped);
+  if (!form || *form == GroupForm::none) {
+    fail("--grouped '" + o.grouped + "' is not a form of groups (offsets, counts, k_offsets)");
+  }
+  std::vector<int32_t> sizes = group_rows_option("--group-rows", o.group_rows);
+  const bool k_form = *form == GroupForm::k_offsets;
+  const int64_t extent = k_form ? o.k : o.m;
+  int64_t taken = 0;
+  for (int32_t& size : sizes) {
+    taken += size;
+    if (*form == GroupForm::counts) {
+      if (size > o.m) fail("--group-rows '" + o.group_rows + "': a group takes more than M rows");
+    } else {
+      if (taken > extent) {
+        fail("--group-rows '" + o.group_rows + "': the groups take more than " +
+             (k_form ? "K values" : "M rows"));
+      }
+      size = int32_t(taken);  // each group's size -> where it ends
+    }
   }
   if (wave > INT32_MAX || cdiv(o.n, bn) > INT32_MAX ||
-      grouped_items_bound(GroupForm::offsets, int64_t(offsets.size()), o.m, o.n, bm, bn) >
-          INT32_MAX) {
+      grouped_items_bound(*form, int64_t(sizes.size()), o.m, o.n, bm, bn) > INT32_MAX) {
     fail("--group-rows: more than 2^31 tiles or programs (the kernel's walk is 32-bit)");
   }
-  const GroupedTiles tiles{GroupForm::offsets,
-                           offsets.data(),
-                           int32_t(offsets.size()),
+  const GroupedTiles tiles{*form,
+                           sizes.data(),
+                           int32_t(sizes.size()),
                            o.m,
                            int32_t(cdiv(o.n, bn)),
                            int32_t(bm),
-                           int32_t(std::min<int64_t>(o.group, INT32_MAX))};
+                           int32_t(std::min<int64_t>(o.group, INT32_MAX)),
+                           o.k};
   std::printf(
-      "\ngrouped walk (the offsets form, %zu groups in %lld rows): program %lld of a persistent "
-      "grid of %lld takes work items %lld, %lld, ...; each group's tiles in grouped order, one "
-      "group after the other\n",
-      offsets.size(), (long long)end, (long long)o.pid, (long long)wave, (long long)o.pid,
-      (long long)(o.pid + wave));
+      "\ngrouped walk (the %s form, %zu groups taking %lld %s): program %lld of a persistent grid "
+      "of %lld takes work items %lld, %lld, ...; each group's tiles in grouped order, one group "
+      "after the other\n",
+      o.grouped.c_str(), sizes.size(), (long long)taken, k_form ? "K values" : "rows",
+      (long long)o.pid, (long long)wave, (long long)o.pid, (long long)(o.pid + wave));
   GroupCursor cursor;
   int shown = 0;
   for (int64_t item = o.pid; item <= INT32_MAX && tiles.seek(cursor, int32_t(item)); item += wave) {
@@ -66,13 +82,20 @@ void print_grouped_walk(const ExplainOptions& o, int64_t bm, int64_t bn, int64_t
     }
     const GroupedTile t = tiles.tile(cursor, int32_t(item));
     const int64_t r0 = t.row0(int(bm)), r1 = std::min(r0 + bm, t.rows.end);
-    std::printf(
-        "  item %lld: group %d (rows %lld..%lld, items %d..%d), pid_m %lld pid_n %lld -> rows "
-        "%lld..%lld, columns %lld..%lld\n",
-        (long long)item, t.group, (long long)t.rows.begin, (long long)t.rows.end - 1,
-        cursor.first_item, cursor.first_item + cursor.items - 1, (long long)t.tile.pid_m,
-        (long long)t.tile.pid_n, (long long)r0, (long long)r1 - 1, (long long)(t.tile.pid_n * bn),
-        (long long)std::min(t.tile.pid_n * bn + bn, o.n) - 1);
+    std::printf("  item %lld: group %d (", (long long)item, t.group);
+    if (*form != GroupForm::offsets) std::printf("batch entry %lld, ", (long long)t.rows.batch);
+    if (k_form && t.k.size() == 0) {
+      std::printf("no K values: its D is the epilogue's alone, ");
+    } else if (k_form) {
+      std::printf("K values %lld..%lld, ", (long long)t.k.begin, (long long)t.k.end - 1);
+    } else {
+      std::printf("rows %lld..%lld, ", (long long)t.rows.begin, (long long)t.rows.end - 1);
+    }
+    std::printf("items %d..%d), pid_m %lld pid_n %lld -> rows %lld..%lld, columns %lld..%lld\n",
+                cursor.first_item, cursor.first_item + cursor.items - 1, (long long)t.tile.pid_m,
+                (long long)t.tile.pid_n, (long long)r0, (long long)r1 - 1,
+                (long long)(t.tile.pid_n * bn),
+                (long long)std::min(t.tile.pid_n * bn + bn, o.n) - 1);
   }
   if (shown == 0) {
     std::printf("  none: the groups have fewer than %lld tiles\n", (long long)o.pid + 1);
@@ -395,12 +418,23 @@ void add_explain_command(CLI::App& app) {
                   "fp8: also show the scales the program reads (tensor, channel, block)")
       ->capture_default_str();
   cmd->add_option("--group-rows", o.group_rows,
-                  "a grouped GEMM's rows per group, comma-separated (the offsets form): also show "
-                  "how the program walks the groups' tiles in a persistent grid of --wave");
+                  "a grouped GEMM's rows per group, comma-separated (K values per group for "
+                  "k_offsets): also show how the program walks the groups' tiles in a persistent "
+                  "grid of --wave");
+  CLI::Option* grouped =
+      cmd->add_option(
+             "--grouped", o.grouped,
+             "the form of --group-rows: offsets (the groups' rows one after the other in M), "
+             "counts (each group's first rows of its own batch entry), k_offsets (each "
+             "group's K values one after the other in K, its tiles all of M x N)")
+          ->capture_default_str();
   cmd->add_flag("--choice", o.choice,
                 "also say which kernel and config gemm() would run for this shape and dtype, "
                 "where the config comes from (heuristic, cache) and its tuning key");
-  cmd->callback([] { explain_command(o); });
+  cmd->callback([grouped] {
+    if (grouped->count() > 0 && o.group_rows.empty()) fail("--grouped needs --group-rows");
+    explain_command(o);
+  });
 }
 
 }  // namespace tilegemm::cli
