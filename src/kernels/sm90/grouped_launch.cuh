@@ -76,8 +76,8 @@ Status launch_grouped_shape(const GemmArgs& args, gpu::Workspace& workspace) {
           ? StoreRoute::scaled
           : StoreRoute::general;
   const StoreRoute dense = store_route(args, kShape.block_n);
-  const bool described = dense == StoreRoute::tma || dense == StoreRoute::tma_general;
-  if (described && (dense == StoreRoute::tma || k_form)) {
+  const bool tma_d = dense == StoreRoute::tma || (k_form && dense == StoreRoute::tma_general);
+  if (tma_d) {
     if (Status s = encode_operand_map(output_d(args), kStoreRows, &whole.d); !s.ok()) return s;
   }
 
@@ -88,7 +88,7 @@ Status launch_grouped_shape(const GemmArgs& args, gpu::Workspace& workspace) {
   if (items == 0) return Status::success();
   const int programs = int(items < sms ? items : sms);
   const GroupMaps* group_maps = nullptr;
-  if (k_form || (described && dense == StoreRoute::tma)) {
+  if (k_form || tma_d) {
     if (Status s = group_maps_from(args, whole, workspace, &group_maps); !s.ok()) return s;
     if (k_form && group_maps == nullptr) {
       return {StatusCode::not_supported,
@@ -97,9 +97,7 @@ Status launch_grouped_shape(const GemmArgs& args, gpu::Workspace& workspace) {
                   " bytes of workspace for its groups' tensor maps, and has none (" +
                   workspace.shortfall() + "); give one (GemmOptions::workspace)"};
     }
-    if (group_maps != nullptr && described) {
-      launch.route = dense == StoreRoute::tma ? StoreRoute::tma : StoreRoute::tma_general;
-    }
+    if (group_maps != nullptr && tma_d) launch.route = dense;
   }
   const bool plain = launch.route == StoreRoute::tma;
   constexpr int kSmem = int(shared_bytes<kShape>());
