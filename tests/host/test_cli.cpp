@@ -269,21 +269,28 @@ TEST(CliRun, GroupedBothFormsCheckAgainstTheReference) {
       << k.output;
 }
 
+// `command` succeeds, prints every line of `lines` and nothing that contains `absent`.
+void expect_explained(const std::string& command, std::initializer_list<const char*> lines,
+                      const char* absent) {
+  const Result r = run_cli(command);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line : lines) {
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  }
+  EXPECT_EQ(r.output.find(absent), std::string::npos) << r.output;
+}
+
 // Groups of 512, 0, 1 and 587 rows, 128x256 tiles of 512 columns: items 0-7 are group 0's, 8-9
 // group 2's, 10-19 group 3's (from row 513); program 3 of 4 takes 3, 7, 11, 15, 19.
 TEST(CliExplain, ShowsHowAProgramWalksTheGroups) {
-  const Result r =
-      run_cli("explain 1100 512 64 --block 128x256x64 --group-rows 512,0,1,587 --pid 3 --wave 4");
-  EXPECT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line :
-       {"item 3: group 0 (rows 0..511, items 0..7), pid_m 3 pid_n 0 -> rows 384..511, columns "
-        "0..255",
-        "item 11: group 3 (rows 513..1099, items 10..19), pid_m 1 pid_n 0 -> rows 641..768",
-        "item 19: group 3 (rows 513..1099, items 10..19), pid_m 4 pid_n 1 -> rows 1025..1099, "
-        "columns 256..511"}) {
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
-  }
-  EXPECT_EQ(r.output.find("item 23"), std::string::npos) << r.output;
+  expect_explained(
+      "explain 1100 512 64 --block 128x256x64 --group-rows 512,0,1,587 --pid 3 --wave 4",
+      {"item 3: group 0 (rows 0..511, items 0..7), pid_m 3 pid_n 0 -> rows 384..511, columns "
+       "0..255",
+       "item 11: group 3 (rows 513..1099, items 10..19), pid_m 1 pid_n 0 -> rows 641..768",
+       "item 19: group 3 (rows 513..1099, items 10..19), pid_m 4 pid_n 1 -> rows 1025..1099, "
+       "columns 256..511"},
+      "item 23");
   expect_errors({{"explain 100 64 64 --group-rows 60,50", "the groups take more than M rows"}});
 }
 
@@ -292,34 +299,26 @@ TEST(CliExplain, ShowsHowAProgramWalksTheGroups) {
 // form: groups of 300, 0 and 700 K values, each of all 256 x 512: items 0-3, 4-7 (no K values) and
 // 8-11; program 2 of 3 takes 2, 5, 8, 11.
 TEST(CliExplain, ShowsTheWalkOfTheCountsAndKOffsetsForms) {
-  Result r = run_cli(
+  expect_explained(
       "explain 300 512 64 --block 128x256x64 --grouped counts --group-rows 200,0,300 --pid 1 "
-      "--wave 4");
-  EXPECT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line :
-       {"item 1: group 0 (batch entry 0, rows 0..199, items 0..3), pid_m 1 pid_n 0 -> rows "
-        "128..199, columns 0..255",
-        "item 5: group 2 (batch entry 2, rows 0..299, items 4..9), pid_m 1 pid_n 0 -> rows "
-        "128..255, columns 0..255",
-        "item 9: group 2 (batch entry 2, rows 0..299, items 4..9), pid_m 2 pid_n 1 -> rows "
-        "256..299, columns 256..511"}) {
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
-  }
-  EXPECT_EQ(r.output.find("item 13"), std::string::npos) << r.output;
-  r = run_cli(
+      "--wave 4",
+      {"item 1: group 0 (batch entry 0, rows 0..199, items 0..3), pid_m 1 pid_n 0 -> rows "
+       "128..199, columns 0..255",
+       "item 5: group 2 (batch entry 2, rows 0..299, items 4..9), pid_m 1 pid_n 0 -> rows "
+       "128..255, columns 0..255",
+       "item 9: group 2 (batch entry 2, rows 0..299, items 4..9), pid_m 2 pid_n 1 -> rows "
+       "256..299, columns 256..511"},
+      "item 13");
+  expect_explained(
       "explain 256 512 1000 --block 128x256x64 --grouped k_offsets --group-rows 300,0,700 --pid 2 "
-      "--wave 3");
-  EXPECT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line :
-       {"item 2: group 0 (batch entry 0, K values 0..299, items 0..3), pid_m 0 pid_n 1 -> rows "
-        "0..127, columns 256..511",
-        "item 5: group 1 (batch entry 1, no K values: its D is the epilogue's alone, items 4..7), "
-        "pid_m 1 pid_n 0 -> rows 128..255, columns 0..255",
-        "item 11: group 2 (batch entry 2, K values 300..999, items 8..11), pid_m 1 pid_n 1 -> rows "
-        "128..255, columns 256..511"}) {
-    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
-  }
-  EXPECT_EQ(r.output.find("item 14"), std::string::npos) << r.output;
+      "--wave 3",
+      {"item 2: group 0 (batch entry 0, K values 0..299, items 0..3), pid_m 0 pid_n 1 -> rows "
+       "0..127, columns 256..511",
+       "item 5: group 1 (batch entry 1, no K values: its D is the epilogue's alone, items 4..7), "
+       "pid_m 1 pid_n 0 -> rows 128..255, columns 0..255",
+       "item 11: group 2 (batch entry 2, K values 300..999, items 8..11), pid_m 1 pid_n 1 -> rows "
+       "128..255, columns 256..511"},
+      "item 14");
   expect_errors({
       {"explain 100 64 64 --grouped counts --group-rows 60,120", "a group takes more than M rows"},
       {"explain 100 64 64 --grouped k_offsets --group-rows 40,30",
