@@ -13,6 +13,7 @@
 #include "cpu/reference.hpp"
 #include "cublas_gemm.hpp"
 #include "problem/dtype.hpp"
+#include "problem/groups.hpp"
 #include "problem/matrix_view.hpp"
 #include "timing.hpp"
 
@@ -238,7 +239,7 @@ BenchRow bench_moe_case(const MoeCase& c, const BenchOptions& o, const harness::
   std::unique_ptr<harness::Workload> w;
   if (Status s = harness::Workload::create(spec, true, &w); !s.ok()) fail(s.message);
   const GemmProblem p = w->problem();
-  const int64_t entries = c.form == GroupForm::offsets ? 1 : spec.batch_count;
+  const int64_t entries = entries_in_memory(c.form, spec.batch_count).c_d;  // of D
   const size_t d_bytes = size_t(entries * p.m * p.n) * dtype_size(p.d.dtype);
   void* cublas_d = nullptr;
   if (cudaMalloc(&cublas_d, d_bytes) != cudaSuccess) fail("cudaMalloc of cuBLAS's output failed");

@@ -14,6 +14,7 @@
 
 #include "cpu/reference.hpp"
 #include "problem/dtype.hpp"
+#include "problem/groups.hpp"
 #include "problem/matrix_view.hpp"
 #include "problem/scales.hpp"
 
@@ -102,14 +103,9 @@ std::vector<uint8_t> group_sizes(GroupForm form, std::vector<int32_t> rows) {
   return bytes;
 }
 
-// Batch entries of A and of B in memory: the offsets form's groups share A, the k_offsets form's
-// A and B.
-int64_t entries_of_a(const WorkloadSpec& s) {
-  const bool shared = s.groups == GroupForm::offsets || s.groups == GroupForm::k_offsets;
-  return shared ? 1 : s.batch_count;
-}
-int64_t entries_of_b(const WorkloadSpec& s) {
-  return s.groups == GroupForm::k_offsets ? 1 : s.batch_count;
+// Batch entries of A, B, C and D in memory (some shared by the groups).
+GroupEntries entries_of(const WorkloadSpec& s) {
+  return entries_in_memory(s.groups, s.batch_count);
 }
 
 // 0 for a negative leading dimension, or one whose stride overflows: validate() refuses both
@@ -190,10 +186,9 @@ Workload::Workload(const WorkloadSpec& spec, bool on_gpu) : spec_(spec), on_gpu_
 
 double Workload::host_bytes(const WorkloadSpec& s) {
   // A matrix's batch entries are packed: ld * lines each (negative values count as nothing).
-  // The groups of the offsets form share A, C and D (B has an entry per group), those of the
-  // k_offsets form A and B.
   const double entries = std::max(double(s.batch_count), 1.0);
-  const double shared = s.groups == GroupForm::offsets ? 1.0 : entries;  // C and D
+  const GroupEntries in_memory = entries_of(s);
+  const double c_d = std::max(double(in_memory.c_d), 1.0);
   const auto matrix = [&](Layout layout, double rows, double cols, double ld, DType dtype,
                           double count) {
     const double lines = layout == Layout::row_major ? rows : cols;
@@ -205,11 +200,12 @@ double Workload::host_bytes(const WorkloadSpec& s) {
   const Layout c_layout =
       s.c_transposed ? (s.layout_c == Layout::row_major ? Layout::col_major : Layout::row_major)
                      : s.layout_c;
-  double bytes = matrix(s.layout_a, m, k, double(s.lda), s.input_dtype, double(entries_of_a(s))) +
-                 matrix(s.layout_b, k, n, double(s.ldb), s.input_dtype_b.value_or(s.input_dtype),
-                        double(entries_of_b(s))) +
-                 matrix(c_layout, m, n, s.c_transposed ? 0.0 : double(s.ldc), c_dtype(s), shared) +
-                 matrix(s.layout_c, m, n, double(s.ldc), s.output_dtype, shared);
+  double bytes =
+      matrix(s.layout_a, m, k, double(s.lda), s.input_dtype, std::max(double(in_memory.a), 1.0)) +
+      matrix(s.layout_b, k, n, double(s.ldb), s.input_dtype_b.value_or(s.input_dtype),
+             std::max(double(in_memory.b), 1.0)) +
+      matrix(c_layout, m, n, s.c_transposed ? 0.0 : double(s.ldc), c_dtype(s), c_d) +
+      matrix(s.layout_c, m, n, double(s.ldc), s.output_dtype, c_d);
   if (s.bias) bytes += n * dtype_size(c_dtype(s)) * (s.groups == GroupForm::none ? 1 : entries);
   if (s.scale_mode == ScaleMode::block) bytes += 4.0 * (m + n) * std::ceil(k / kScaleBlock);
   if (s.scale_mode == ScaleMode::channel) bytes += 4.0 * (m + n);
@@ -289,9 +285,9 @@ Status Workload::create_checked(const WorkloadSpec& spec, bool on_gpu,
     return storage_elements(layout, rows, cols, ld, batches, packed_stride(layout, rows, cols, ld));
   };
   const int64_t entries = w->entries();
-  w->host_a_ = random_buffer(elements(s.layout_a, s.m, s.k, s.lda, entries_of_a(s)), s.input_dtype,
+  w->host_a_ = random_buffer(elements(s.layout_a, s.m, s.k, s.lda, entries_of(s).a), s.input_dtype,
                              s.seed * 4 + 0);
-  w->host_b_ = random_buffer(elements(s.layout_b, s.k, s.n, s.ldb, entries_of_b(s)), w->dtype_b(),
+  w->host_b_ = random_buffer(elements(s.layout_b, s.k, s.n, s.ldb, entries_of(s).b), w->dtype_b(),
                              s.seed * 4 + 1);
   if (s.groups != GroupForm::none) w->host_sizes_ = group_sizes(s.groups, s.group_rows);
   if (s.scale_mode != ScaleMode::none) {
@@ -360,11 +356,12 @@ GemmProblem Workload::problem_over(const void* a, const void* b, const void* c, 
   p.d = {d, s.output_dtype, s.layout_c, s.ldc, packed_stride(s.layout_c, s.m, s.n, s.ldc)};
   p.d.scale = static_cast<const float*>(d_scale);
   p.d.amax = static_cast<float*>(amax);
-  if (s.batch_count == 1)
-    p.a.batch_stride = p.b.batch_stride = p.c.batch_stride = p.d.batch_stride = 0;
+  // One entry in memory (one batch entry, or a matrix the groups share): no batch stride.
+  const GroupEntries in_memory = entries_of(s);
+  if (in_memory.a == 1) p.a.batch_stride = 0;
+  if (in_memory.b == 1) p.b.batch_stride = 0;
+  if (in_memory.c_d == 1) p.c.batch_stride = p.d.batch_stride = 0;
   if (s.groups != GroupForm::none) p.groups = {s.groups, static_cast<const int32_t*>(sizes)};
-  if (s.groups == GroupForm::offsets) p.a.batch_stride = p.c.batch_stride = p.d.batch_stride = 0;
-  if (s.groups == GroupForm::k_offsets) p.a.batch_stride = p.b.batch_stride = 0;
   p.epilogue.alpha = s.alpha;
   p.epilogue.beta = s.beta;
   p.epilogue.bias = bias;

@@ -11,6 +11,7 @@
 
 #include "harness/device_memory.hpp"
 #include "problem/dtype.hpp"
+#include "problem/groups.hpp"
 #include "problem/tolerance.hpp"
 #include "tilegemm/tilegemm.hpp"
 
@@ -97,8 +98,8 @@ class Workload {
   GemmProblem problem_over(const void* a, const void* b, const void* c, void* d, const void* bias,
                            const void* scale_a, const void* scale_b, const void* sizes = nullptr,
                            const void* d_scale = nullptr, void* amax = nullptr) const;
-  // Batch entries of A, C and D: one shared by the groups of the offsets form.
-  int64_t entries() const { return spec_.groups == GroupForm::offsets ? 1 : spec_.batch_count; }
+  // Batch entries of C and D in memory: one shared by the groups of the offsets form.
+  int64_t entries() const { return entries_in_memory(spec_.groups, spec_.batch_count).c_d; }
   double check_grouped(double max_reference_flops, int64_t* rows_checked) const;
   // C's layout and leading dimension (c_transposed: the other layout, packed).
   Layout layout_of_c() const;

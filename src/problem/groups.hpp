@@ -24,6 +24,19 @@ struct GroupKRange {
   TILEGEMM_HOST_DEVICE constexpr int64_t size() const { return end - begin; }
 };
 
+// How many batch entries each matrix has in memory for `batch_count` groups: the offsets form's
+// groups share A, C and D (their rows follow each other in one matrix), the k_offsets form's A and
+// B (their K values do); otherwise each group (or batch entry) has its own.
+struct GroupEntries {
+  int64_t a = 1, b = 1, c_d = 1;
+};
+TILEGEMM_HOST_DEVICE constexpr GroupEntries entries_in_memory(GroupForm form, int64_t batch_count) {
+  const int64_t all = batch_count;
+  if (form == GroupForm::offsets) return {1, all, 1};
+  if (form == GroupForm::k_offsets) return {1, 1, all};
+  return {all, all, all};
+}
+
 TILEGEMM_HOST_DEVICE constexpr int64_t clamp_rows(int64_t v, int64_t lo, int64_t hi) {
   return v < lo ? lo : (v > hi ? hi : v);
 }

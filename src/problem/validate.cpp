@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "problem/dtype.hpp"
+#include "problem/groups.hpp"
 #include "problem/matrix_view.hpp"
 #include "problem/scales.hpp"
 
@@ -297,20 +298,20 @@ Status validate(const GemmProblem& p) {
   Operand b{"b", p.b.data, p.b.dtype, p.b.layout, p.b.ld, p.b.batch_stride, p.k, p.n};
   Operand c{"c", p.c.data, p.c.dtype, p.c.layout, p.c.ld, p.c.batch_stride, p.m, p.n};
   Operand d{"d", p.d.data, p.d.dtype, p.d.layout, p.d.ld, p.d.batch_stride, p.m, p.n};
-  // The batch entries of A, C and D: one matrix whose rows the groups share in the offsets form.
-  const int64_t entries = p.groups.form == GroupForm::offsets ? 1 : p.batch_count;
+  // The batch entries of each matrix (one where the groups share it).
+  const GroupEntries entries = entries_in_memory(p.groups.form, p.batch_count);
   int64_t span_a = 0, span_b = 0, span_c = 0, span_d = 0;
   if (reads_ab) {
-    if (Status s = check_extent(a, entries, &span_a); !s.ok()) return s;
-    if (Status s = check_extent(b, p.batch_count, &span_b); !s.ok()) return s;
+    if (Status s = check_extent(a, entries.a, &span_a); !s.ok()) return s;
+    if (Status s = check_extent(b, entries.b, &span_b); !s.ok()) return s;
   }
   if (reads_c) {
-    if (Status s = check_extent(c, entries, &span_c); !s.ok()) return s;
+    if (Status s = check_extent(c, entries.c_d, &span_c); !s.ok()) return s;
   }
-  if (Status s = check_extent(d, entries, &span_d); !s.ok()) return s;
+  if (Status s = check_extent(d, entries.c_d, &span_d); !s.ok()) return s;
 
   // Each batch entry of D must have its own memory, or the entries would overwrite each other.
-  if (entries > 1) {
+  if (entries.c_d > 1) {
     int64_t one_d = 0;
     check_extent(d, 1, &one_d);
     if (p.d.batch_stride < one_d) {

@@ -15,6 +15,7 @@
 #include "common/log.hpp"
 #include "kernels/cuda_check.hpp"
 #include "problem/dtype.hpp"
+#include "problem/groups.hpp"
 #include "problem/matrix_view.hpp"
 #include "problem/tolerance.hpp"
 #include "tune/config_space.hpp"
@@ -266,11 +267,10 @@ Status tune_problem(const GemmProblem& p, const GemmOptions& options,
       const double first = timer.median_ms({once}, 1, 0)[0];
       const int reps = first < 0.1 ? 20 : first < 1.0 ? 10 : 5;
       tc.ms = timer.median_ms({once}, reps, 1)[0];
-      // A grouped problem's sizes are on the device: its figure counts all M rows (of each batch
-      // entry, for counts) and all K values, the most the groups can take.
-      const bool shared =
-          p.groups.form == GroupForm::offsets || p.groups.form == GroupForm::k_offsets;
-      const int64_t entries = shared ? 1 : p.batch_count;
+      // A grouped problem's sizes are on the device: its figure counts every value of A in
+      // memory times every column of B (all M rows of each of A's entries, all K values), the
+      // most the groups can take.
+      const int64_t entries = entries_in_memory(p.groups.form, p.batch_count).a;
       tc.tflops = 2.0 * double(p.m) * p.n * p.k * entries / (tc.ms * 1e-3) / 1e12;
     }
     result->candidates.push_back(tc);

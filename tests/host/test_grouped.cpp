@@ -50,6 +50,20 @@ TEST(GroupRowsOf, OffsetsAndCountsAreClampedIntoTheMatrix) {
   }
 }
 
+// Which matrices the groups share: the offsets form's A, C and D, the k_offsets form's A and B.
+TEST(GroupEntries, EachFormSharesItsMatrices) {
+  const auto expect = [](GroupForm form, int64_t a, int64_t b, int64_t c_d) {
+    const GroupEntries e = entries_in_memory(form, 6);
+    EXPECT_EQ(e.a, a) << to_string(form);
+    EXPECT_EQ(e.b, b) << to_string(form);
+    EXPECT_EQ(e.c_d, c_d) << to_string(form);
+  };
+  expect(GroupForm::none, 6, 6, 6);
+  expect(GroupForm::offsets, 1, 6, 1);
+  expect(GroupForm::counts, 6, 6, 6);
+  expect(GroupForm::k_offsets, 1, 1, 6);
+}
+
 TEST(GroupKOf, KOffsetsAreClampedIntoKAndTheOtherFormsTakeAllOfK) {
   const std::vector<int32_t> offsets = {5, 3, 9, 40, -2};
   const int64_t k = 20;

@@ -9,48 +9,40 @@
 #include "epilogue/sm90_store_chunk.hpp"
 #include "kernels/sm90/operand_tile.hpp"
 #include "problem/alignment.hpp"
+#include "problem/groups.hpp"
 
 namespace tilegemm::sm90 {
 
-OperandShape operand_a(const GemmArgs& args) {  // M x K
-  const bool k_major = args.a.stride.col == 1;
-  // The groups of the offsets and k_offsets forms share one A.
-  const GroupForm form = args.groups.form;
-  const int64_t entries =
-      form == GroupForm::offsets || form == GroupForm::k_offsets ? 1 : args.batch_count;
-  return {args.a.data, args.a.dtype,       args.m,
-          args.k,      !k_major,           k_major ? args.a.stride.row : args.a.stride.col,
-          entries,     args.a.batch_stride};
-}
-
-OperandShape operand_b(const GemmArgs& args) {  // K x N
-  const bool k_major = args.b.stride.row == 1;
-  // The groups of the k_offsets form share one B.
-  const int64_t entries = args.groups.form == GroupForm::k_offsets ? 1 : args.batch_count;
-  return {args.b.data, args.b.dtype,       args.n,
-          args.k,      !k_major,           k_major ? args.b.stride.col : args.b.stride.row,
-          entries,     args.b.batch_stride};
-}
-
 namespace {
 
-// The groups of the offsets form share one C and one D.
-int64_t output_entries(const GemmArgs& args) {
-  return args.groups.form == GroupForm::offsets ? 1 : args.batch_count;
+GroupEntries entries(const GemmArgs& args) {
+  return entries_in_memory(args.groups.form, args.batch_count);
 }
 
 }  // namespace
 
+OperandShape operand_a(const GemmArgs& args) {  // M x K
+  const bool k_major = args.a.stride.col == 1;
+  return {args.a.data,     args.a.dtype,       args.m,
+          args.k,          !k_major,           k_major ? args.a.stride.row : args.a.stride.col,
+          entries(args).a, args.a.batch_stride};
+}
+
+OperandShape operand_b(const GemmArgs& args) {  // K x N
+  const bool k_major = args.b.stride.row == 1;
+  return {args.b.data,     args.b.dtype,       args.n,
+          args.k,          !k_major,           k_major ? args.b.stride.col : args.b.stride.row,
+          entries(args).b, args.b.batch_stride};
+}
+
 OperandShape output_d(const GemmArgs& args) {  // M x N, row-major
   const MatrixView& d = args.epilogue.d;
-  return {d.data,        d.dtype, args.m, args.n, false, d.stride.row, output_entries(args),
-          d.batch_stride};
+  return {d.data, d.dtype, args.m, args.n, false, d.stride.row, entries(args).c_d, d.batch_stride};
 }
 
 OperandShape source_c(const GemmArgs& args) {  // M x N, row-major
   const MatrixView& c = args.epilogue.c;
-  return {c.data,        c.dtype, args.m, args.n, false, c.stride.row, output_entries(args),
-          c.batch_stride};
+  return {c.data, c.dtype, args.m, args.n, false, c.stride.row, entries(args).c_d, c.batch_stride};
 }
 
 bool aligned_pairs(const MatrixView& d) {
