@@ -16,10 +16,15 @@ __device__ __forceinline__ void copy_map(const CUtensorMap& from, CUtensorMap* t
   for (int i = 0; i < int(sizeof(CUtensorMap) / sizeof(uint4)); ++i) dst[i] = src[i];
 }
 
-// `map`'s extent along dimension 1 set to `extent`.
-__device__ __forceinline__ void cut(CUtensorMap* map, uint32_t extent) {
-  cuda::ptx::tensormap_replace_global_dim(cuda::ptx::space_global, map, cuda::ptx::n32_t<1>{},
-                                          extent);
+// `map`'s extent along dimension 0 (`inner`) or 1 set to `extent`.
+__device__ __forceinline__ void cut(CUtensorMap* map, bool inner, uint32_t extent) {
+  if (inner) {
+    cuda::ptx::tensormap_replace_global_dim(cuda::ptx::space_global, map, cuda::ptx::n32_t<0>{},
+                                            extent);
+  } else {
+    cuda::ptx::tensormap_replace_global_dim(cuda::ptx::space_global, map, cuda::ptx::n32_t<1>{},
+                                            extent);
+  }
 }
 #endif
 
@@ -57,11 +62,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (form == GroupForm::k_offsets) {
         copy_map(whole.a, &m.a);
         copy_map(whole.b, &m.b);
-        cut(&m.a, cut_at);
-        cut(&m.b, cut_at);
+        cut(&m.a, whole.a_k_inner, cut_at);
+        cut(&m.b, whole.b_k_inner, cut_at);
       } else {
         copy_map(whole.d, &m.d);
-        cut(&m.d, cut_at);
+        cut(&m.d, false, cut_at);
       }
       // The grouped kernel acquires each map before its first use.
       cuda::ptx::fence_proxy_tensormap_generic(cuda::ptx::sem_release, cuda::ptx::scope_gpu);

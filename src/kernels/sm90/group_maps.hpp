@@ -27,12 +27,12 @@ struct alignas(128) GroupMaps {
   CUtensorMap a, b, d;
 };
 
-// The host's maps of the whole matrices; only the form's need to be encoded. Every cut is along
-// dimension 1: D's rows, and A's and B's K, which the kernel takes MN-major alone in the k_offsets
-// form (sm90.cu: a box starting at a group's first K value along the contiguous dimension could
-// start off 16 bytes).
+// The host's maps of the whole matrices, and where K lies in A's and B's (dimension 0 where K is
+// innermost, `a_k_inner`/`b_k_inner`, else 1; D's rows are dimension 1). Only the form's maps need
+// to be encoded.
 struct WholeMaps {
   CUtensorMap a, b, d;
+  bool a_k_inner = false, b_k_inner = false;
 };
 
 // Writes `groups` entries of `out` (device memory), in stream order, for the sizes of `form`

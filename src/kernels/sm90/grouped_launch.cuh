@@ -64,6 +64,8 @@ Status launch_grouped_shape(const GemmArgs& args, gpu::Workspace& workspace) {
   const auto stream = static_cast<cudaStream_t>(workspace.stream());
   const OperandShape a = operand_a(args), b = operand_b(args);
   WholeMaps whole{};
+  whole.a_k_inner = !a.mn_major;
+  whole.b_k_inner = !b.mn_major;
   const OperandTile tile_a{kShape.block_m, a.mn_major}, tile_b{kShape.block_n, b.mn_major};
   if (Status s = encode_operand_map(a, tile_a.box_mn(), &whole.a); !s.ok()) return s;
   if (Status s = encode_operand_map(b, tile_b.box_mn(), &whole.b); !s.ok()) return s;
