@@ -36,7 +36,7 @@ struct ExplainOptions {
 // k_offsets form, all of its batch entry's M x N with its own K values.
 void print_grouped_walk(const ExplainOptions& o, int64_t bm, int64_t bn, int64_t wave) {
   const std::optional<GroupForm> form = parse_group_form(o.grouped);
-  if (!form || *form == GroupForm::none) {
+  if (!form || *form == GroupForm::none || *form == GroupForm::ptr_array) {
     fail("--grouped '" + o.grouped + "' is not a form of groups (offsets, counts, k_offsets)");
   }
   std::vector<int32_t> sizes = group_rows_option("--group-rows", o.group_rows);
@@ -59,14 +59,10 @@ void print_grouped_walk(const ExplainOptions& o, int64_t bm, int64_t bn, int64_t
       grouped_items_bound(*form, int64_t(sizes.size()), o.m, o.n, bm, bn) > INT32_MAX) {
     fail("--group-rows: more than 2^31 tiles or programs (the kernel's walk is 32-bit)");
   }
-  const GroupedTiles tiles{*form,
-                           sizes.data(),
-                           int32_t(sizes.size()),
-                           o.m,
-                           int32_t(cdiv(o.n, bn)),
-                           int32_t(bm),
-                           int32_t(std::min<int64_t>(o.group, INT32_MAX)),
-                           o.k};
+  const GroupedTiles tiles{
+      *form, sizes.data(), int32_t(sizes.size()), o.m,
+      o.n,   int32_t(bm),  int32_t(bn),           int32_t(std::min<int64_t>(o.group, INT32_MAX)),
+      o.k};
   std::printf(
       "\ngrouped walk (the %s form, %zu groups taking %lld %s): program %lld of a persistent grid "
       "of %lld takes work items %lld, %lld, ...; each group's tiles in grouped order, one group "

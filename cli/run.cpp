@@ -87,9 +87,10 @@ void run_command(const RunOptions& o) {
   if (spec.m < 0 || spec.n < 0 || spec.k < 0) fail("M, N and K must be >= 0");
   if (spec.batch_count < 1) fail("--batch must be >= 1");
   const std::optional<GroupForm> grouped = parse_group_form(o.grouped);
-  if (!grouped)
+  if (!grouped || *grouped == GroupForm::ptr_array)
     fail("--grouped '" + o.grouped +
-         "' is not a form of groups (none, offsets, counts, k_offsets)");
+         "' is not a form of groups of one problem (none, offsets, counts, k_offsets; problems "
+         "of their own, the ptr_array form, are gemm_grouped()'s, timed by bench --suite moe)");
   spec.groups = *grouped;
   if (spec.groups != GroupForm::none) {
     if (o.batch != 1) fail("--batch: a grouped GEMM's batch entries are its groups (--groups)");

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "harness/workload.hpp"
 
@@ -55,6 +57,31 @@ inline void expect_matches_reference(const harness::WorkloadSpec& spec,
             harness::tolerance_for(spec.input_dtype, spec.output_dtype, spec.fast_accumulation))
       << describe(spec) << " kernel=" << options.kernel
       << (options.config ? " config=" + to_string(*options.config) : "");
+}
+
+// Runs the problems of `specs` (each its own workload, D poisoned with NaN) in one
+// gemm_grouped() call with `options`, and checks each D against the reference within its
+// output type's tolerance. `report`: what the call ran (may be null).
+inline void expect_problems_match_reference(const std::vector<harness::WorkloadSpec>& specs,
+                                            const GemmOptions& options,
+                                            GemmReport* report = nullptr) {
+  std::vector<std::unique_ptr<harness::Workload>> workloads(specs.size());
+  std::vector<GemmProblem> problems;
+  for (size_t g = 0; g < specs.size(); ++g) {
+    ASSERT_TRUE(
+        harness::Workload::create(specs[g], options.backend == Backend::gpu, &workloads[g]).ok());
+    problems.push_back(workloads[g]->problem());
+  }
+  const Status s = gemm_grouped(problems, options, report);
+  ASSERT_TRUE(s.ok()) << s.message;
+  for (size_t g = 0; g < specs.size(); ++g) {
+    ASSERT_TRUE(workloads[g]->fetch_output().ok());
+    const harness::WorkloadSpec& spec = specs[g];
+    EXPECT_LE(workloads[g]->check(1e12),
+              harness::tolerance_for(spec.input_dtype, spec.output_dtype, spec.fast_accumulation))
+        << "problems[" << g << "] " << describe(spec)
+        << (options.config ? " config=" + to_string(*options.config) : "");
+  }
 }
 
 }  // namespace tilegemm::testing

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -134,12 +135,15 @@ struct Scales {
 //              offsets[g]-1, and batch entry g of C and D is its M x N result. A group with no K
 //              values gets the epilogue alone (activation(beta * C + bias)). K values from
 //              offsets[G-1] on are not read.
+//   ptr_array  the form of gemm_grouped() (below): problems of their own, each with its own sizes,
+//              matrices and epilogue. A GemmProblem's groups never take it.
 // With bias_batch_stride, each group has its own bias. The sizes are clamped when read (an offset
 // to [the previous offset, M or K], a count to [0, M]), so no value makes a call read or write
 // outside the matrices.
-enum class GroupForm { none, offsets, counts, k_offsets };
+enum class GroupForm { none, offsets, counts, k_offsets, ptr_array };
 std::string_view to_string(GroupForm form);
-std::optional<GroupForm> parse_group_form(std::string_view text);  // none|offsets|counts|k_offsets
+// none|offsets|counts|k_offsets|ptr_array
+std::optional<GroupForm> parse_group_form(std::string_view text);
 
 struct Groups {
   GroupForm form = GroupForm::none;
@@ -275,6 +279,25 @@ Status validate(const GemmProblem& problem);
 // On the GPU backend the call is asynchronous with respect to the host (stream order).
 Status gemm(const GemmProblem& problem, const GemmOptions& options = {},
             GemmReport* report = nullptr);
+
+// Grouped GEMM, the ptr-array form (cuBLAS's cublasGemmGroupedBatchedEx, CUTLASS's ptr-array
+// grouped GEMM): G independent problems, each with its own M, N, K, matrices, leading dimensions
+// and epilogue (alpha, beta, C, bias, activation), in one launch where a kernel takes them all
+// (the sm90 kernel: fp16 and bf16 inputs), else one call after another. As in cuBLAS, the sizes
+// are the host's, read when the call is made (a captured graph keeps them). Each problem is a
+// single GEMM (batch_count 1, groups none, no fp8 scales), and all share the element types and
+// storage orders of A, B, C and D, fast_accumulation and the stream. Their D must not overlap
+// each other. G = 0 does nothing. Errors name the problem ("problems[3].b.ld ..."), and are found
+// before anything runs: on any error no D is written. Under options as for gemm(), but the config
+// is not tuned (the heuristic's, or options.config), and in one launch the problems' tensor maps
+// (about 600 bytes each) take workspace memory: from the pool, or options.workspace (under a
+// CUDA graph capture, without one, the problems go one call after another).
+Status gemm_grouped(std::span<const GemmProblem> problems, const GemmOptions& options = {},
+                    GemmReport* report = nullptr);
+
+// The device memory gemm_grouped() takes for `problems` under `options` (as workspace_size()).
+Status grouped_workspace_size(std::span<const GemmProblem> problems, const GemmOptions& options,
+                              size_t* bytes);
 
 struct KernelInfo {
   std::string name;

@@ -277,7 +277,7 @@ nb::object grouped(const Array& a, const Array& b, const Array& out, const Array
                    const std::string& kernel, const std::string& backend, uintptr_t stream,
                    nb::object workspace_alloc) {
   const std::optional<GroupForm> groups = parse_group_form(form);
-  if (!groups || *groups == GroupForm::none) {
+  if (!groups || *groups == GroupForm::none || *groups == GroupForm::ptr_array) {
     throw nb::value_error(
         ("form: '" + form + "' is not 'offsets', 'counts' or 'k_offsets'").c_str());
   }

@@ -2,6 +2,7 @@
 // -> kernel and config -> run.
 #include "cpu/cpu_backend.hpp"
 #include "dispatch/gpu_gemm.hpp"
+#include "problem/problem_list.hpp"
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm {
@@ -22,11 +23,9 @@ Status guarded(const char* call, F&& f) {
   }
 }
 
-// Validation and the backend choice, shared by gemm() and plan(). On the CPU backend fills
-// `report`; `*on_gpu` says which backend it is.
-Status choose_backend(const GemmProblem& problem, const GemmOptions& options, GemmReport* report,
-                      bool* on_gpu) {
-  if (Status s = validate(problem); !s.ok()) return s;
+// The backend choice, shared by every entry point. On the CPU backend fills `report`; `*on_gpu`
+// says which backend it is.
+Status choose_backend(const GemmOptions& options, GemmReport* report, bool* on_gpu) {
   if (int(options.backend) < 0 || int(options.backend) > int(Backend::cpu)) {
     return {StatusCode::invalid_argument, "options.backend is not a Backend (value " +
                                               std::to_string(int(options.backend)) + ")"};
@@ -68,6 +67,13 @@ Status choose_backend(const GemmProblem& problem, const GemmOptions& options, Ge
   return dispatch::gpu_available();
 }
 
+// Validation and the backend choice, shared by gemm(), plan() and workspace_size().
+Status choose_backend(const GemmProblem& problem, const GemmOptions& options, GemmReport* report,
+                      bool* on_gpu) {
+  if (Status s = validate(problem); !s.ok()) return s;
+  return choose_backend(options, report, on_gpu);
+}
+
 Status gemm_unguarded(const GemmProblem& problem, const GemmOptions& options, GemmReport* report) {
   bool on_gpu = false;
   GemmReport cpu_report;
@@ -104,7 +110,45 @@ Status tune_unguarded(const GemmProblem& problem, const GemmOptions& options, Tu
   return dispatch::tune_on_gpu(problem, options, result, progress);
 }
 
+Status gemm_grouped_unguarded(std::span<const GemmProblem> problems, const GemmOptions& options,
+                              GemmReport* report) {
+  if (Status s = validate_problems(problems); !s.ok()) return s;
+  bool on_gpu = false;
+  GemmReport cpu_report;
+  if (Status s = choose_backend(options, &cpu_report, &on_gpu); !s.ok()) return s;
+  if (problems.empty()) return Status::success();
+  if (on_gpu) return dispatch::run_problems_on_gpu(problems, options, report);
+  if (report) *report = cpu_report;
+  for (const GemmProblem& p : problems) {
+    if (Status s = cpu::run(p, cpu_report.config); !s.ok()) return s;
+  }
+  return Status::success();
+}
+
+Status grouped_workspace_size_unguarded(std::span<const GemmProblem> problems,
+                                        const GemmOptions& options, size_t* bytes) {
+  *bytes = 0;
+  if (Status s = validate_problems(problems); !s.ok()) return s;
+  bool on_gpu = false;
+  GemmReport cpu_report;
+  if (Status s = choose_backend(options, &cpu_report, &on_gpu); !s.ok()) return s;
+  if (problems.empty() || !on_gpu) return Status::success();
+  return dispatch::problems_workspace_on_gpu(problems, options, bytes);
+}
+
 }  // namespace
+
+Status gemm_grouped(std::span<const GemmProblem> problems, const GemmOptions& options,
+                    GemmReport* report) {
+  return guarded("gemm_grouped", [&] { return gemm_grouped_unguarded(problems, options, report); });
+}
+
+Status grouped_workspace_size(std::span<const GemmProblem> problems, const GemmOptions& options,
+                              size_t* bytes) {
+  if (bytes == nullptr) return {StatusCode::invalid_argument, "bytes is null"};
+  return guarded("grouped_workspace_size",
+                 [&] { return grouped_workspace_size_unguarded(problems, options, bytes); });
+}
 
 Status gemm(const GemmProblem& problem, const GemmOptions& options, GemmReport* report) {
   return guarded("gemm", [&] { return gemm_unguarded(problem, options, report); });

@@ -6,6 +6,7 @@
 #include "dispatch/config_choice.hpp"
 #include "dispatch/kernel_choice.hpp"
 #include "kernels/aligned_copies.hpp"
+#include "problem/problem_list.hpp"
 #include "schedule/tile_order.hpp"
 #include "tune/tuning_key.hpp"
 
@@ -42,6 +43,25 @@ Status planned_choice(const GemmProblem& p, const GemmOptions& options, AlignedC
   *copies = gpu::copy_plan(p, options);
   *q = with_aligned_copies(p, *copies, reinterpret_cast<void*>(kWorkspaceAlignment));
   return choose(*q, options, choice, /*may_tune=*/false);
+}
+
+// The choice for gemm_grouped()'s problems: the kernel and config chosen for their stand-in,
+// untuned, and why they cannot all go in one launch of it (empty: they can).
+struct ProblemsChoice {
+  Choice choice;
+  std::string one_by_one;
+};
+
+Status choose_for_problems(std::span<const GemmProblem> problems, const GemmOptions& options,
+                           ProblemsChoice* out) {
+  GemmOptions untuned = options;
+  untuned.autotune = AutotunePolicy::off;
+  if (Status s = choose(stand_in(problems), untuned, &out->choice, false); !s.ok()) return s;
+  const gpu::Kernel& kernel = *out->choice.kernel;
+  out->one_by_one = kernel.launch_problems
+                        ? kernel.can_implement_problems(problems, out->choice.config)
+                        : "kernel " + kernel.info.name + " takes one problem a launch";
+  return Status::success();
 }
 
 }  // namespace
@@ -97,6 +117,69 @@ Status run_on_gpu(const GemmProblem& p, const GemmOptions& options, GemmReport* 
     status.message += "; " + workspace.shortfall();
   }
   return status;
+}
+
+Status run_problems_on_gpu(std::span<const GemmProblem> problems, const GemmOptions& options,
+                           GemmReport* report) {
+  ProblemsChoice c;
+  if (Status s = choose_for_problems(problems, options, &c); !s.ok()) return s;
+  const GemmProblem whole = stand_in(problems);
+  if (c.one_by_one.empty()) {
+    gpu::Workspace workspace(whole.stream, options.workspace, options.workspace_bytes,
+                             !gpu::stream_is_capturing(whole.stream));
+    // GROUP_SIZE_M as the config says, capped at the most tile rows a problem has.
+    int64_t tile_rows = 1;
+    for (const GemmProblem& p : problems) {
+      tile_rows = std::max(tile_rows, cdiv(p.m, c.choice.config.block_m));
+    }
+    const int group_size_m = int(std::min<int64_t>(tile_rows, c.choice.config.group_size_m));
+    std::vector<GemmArgs> args;
+    args.reserve(problems.size());
+    for (const GemmProblem& p : problems) args.push_back(make_gemm_args(p, group_size_m));
+    fill_report(whole, options, c.choice, "", report);
+    const Status s = c.choice.kernel->launch_problems(args, c.choice.config, workspace);
+    if (report) report->workspace_note = workspace.shortfall();
+    if (s.code != StatusCode::not_supported) return s;
+    c.one_by_one = s.message;
+  }
+  // One call after another, each problem's kernel and config its own; every problem checked
+  // first, so that on an error no D is written.
+  for (size_t g = 0; g < problems.size(); ++g) {
+    if (Status s = plan_on_gpu(problems[g], options, nullptr); !s.ok()) {
+      return {s.code, "problems[" + std::to_string(g) + "]: " + s.message};
+    }
+  }
+  for (size_t g = 0; g < problems.size(); ++g) {
+    GemmReport r;
+    if (Status s = run_on_gpu(problems[g], options, &r); !s.ok()) {
+      return {s.code, "problems[" + std::to_string(g) + "]: " + s.message};
+    }
+    if (report && g == 0) {
+      *report = r;
+      report->kernel_note = "one call per problem (" + c.one_by_one + ")" +
+                            (r.kernel_note.empty() ? "" : "; " + r.kernel_note);
+    }
+  }
+  return Status::success();
+}
+
+Status problems_workspace_on_gpu(std::span<const GemmProblem> problems, const GemmOptions& options,
+                                 size_t* bytes) {
+  ProblemsChoice c;
+  if (Status s = choose_for_problems(problems, options, &c); !s.ok()) return s;
+  if (c.one_by_one.empty()) {
+    const size_t table = c.choice.kernel->problems_workspace_bytes(problems.size());
+    *bytes = size_t(round_up(int64_t(table), kWorkspaceAlignment) + kWorkspaceAlignment);
+    return Status::success();
+  }
+  // One call after another: each reuses the memory of the one before.
+  *bytes = 0;
+  for (const GemmProblem& p : problems) {
+    size_t one = 0;
+    if (Status s = workspace_on_gpu(p, options, &one); !s.ok()) return s;
+    *bytes = std::max(*bytes, one);
+  }
+  return Status::success();
 }
 
 Status plan_on_gpu(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 
 #include "kernels/kernel_registry.hpp"
 
@@ -14,6 +15,16 @@ Status gpu_available();
 // Runs a validated problem on the GPU: makes the aligned copies it needs, picks the kernel ("auto"
 // or by name) and config, and launches.
 Status run_on_gpu(const GemmProblem& problem, const GemmOptions& options, GemmReport* report);
+
+// Runs gemm_grouped()'s problems (validated, at least one) on the GPU: in one launch where the
+// kernel chosen for stand_in(problems) takes them all (Kernel::launch_problems), else one
+// run_on_gpu() call after another (the report's kernel_note says why).
+Status run_problems_on_gpu(std::span<const GemmProblem> problems, const GemmOptions& options,
+                           GemmReport* report);
+
+// The device memory run_problems_on_gpu() takes (tilegemm::grouped_workspace_size).
+Status problems_workspace_on_gpu(std::span<const GemmProblem> problems, const GemmOptions& options,
+                                 size_t* bytes);
 
 // Times the configs of a validated problem with m, n > 0 on the GPU (tilegemm::tune), on the
 // aligned copies gemm() would make, so that the winner is cached under gemm()'s tuning key.

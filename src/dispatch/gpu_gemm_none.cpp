@@ -24,6 +24,14 @@ Status workspace_on_gpu(const GemmProblem&, const GemmOptions&, size_t*) {
   return no_gpu_backend();
 }
 
+Status run_problems_on_gpu(std::span<const GemmProblem>, const GemmOptions&, GemmReport*) {
+  return no_gpu_backend();
+}
+
+Status problems_workspace_on_gpu(std::span<const GemmProblem>, const GemmOptions&, size_t*) {
+  return no_gpu_backend();
+}
+
 Status tune_on_gpu(const GemmProblem&, const GemmOptions&, TuneResult*,
                    const std::function<void(int, int)>&) {
   return no_gpu_backend();

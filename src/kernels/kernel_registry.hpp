@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,15 @@ struct Kernel {
   // The most device memory a launch of `config` takes from its workspace (Launcher) for `args`.
   std::function<size_t(const GemmArgs&, const KernelConfig&)> workspace_bytes =
       [](const GemmArgs&, const KernelConfig&) { return size_t(0); };
+  // gemm_grouped()'s problems in one launch (null where the kernel takes one problem a launch):
+  // can_implement_problems is empty when `config` takes them all (validated problems), else says
+  // why not, naming the problem; launch_problems enqueues them as `launch` does one problem, and
+  // returns not_supported, enqueuing nothing, where its workspace has no room for it;
+  // problems_workspace_bytes is what it takes from the workspace for that many problems.
+  std::function<std::string(std::span<const GemmProblem>, const KernelConfig&)>
+      can_implement_problems;
+  std::function<Status(std::span<const GemmArgs>, const KernelConfig&, Workspace&)> launch_problems;
+  std::function<size_t(size_t)> problems_workspace_bytes;
   // What the autotuner's pruning needs to know (src/tune/config_space.hpp).
   bool tensor_cores = false;  // CUDA-core kernels cannot pay where a tensor-core one runs
   bool production = true;     // false: a teaching generation, never worth timing

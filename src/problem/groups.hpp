@@ -26,7 +26,8 @@ struct GroupKRange {
 
 // How many batch entries each matrix has in memory for `batch_count` groups: the offsets form's
 // groups share A, C and D (their rows follow each other in one matrix), the k_offsets form's A and
-// B (their K values do); otherwise each group (or batch entry) has its own.
+// B (their K values do); the ptr_array form's problems each have matrices of one entry of their
+// own; otherwise each group (or batch entry) has its own.
 struct GroupEntries {
   int64_t a = 1, b = 1, c_d = 1;
 };
@@ -34,12 +35,17 @@ TILEGEMM_HOST_DEVICE constexpr GroupEntries entries_in_memory(GroupForm form, in
   const int64_t all = batch_count;
   if (form == GroupForm::offsets) return {1, all, 1};
   if (form == GroupForm::k_offsets) return {1, 1, all};
+  if (form == GroupForm::ptr_array) return {1, 1, 1};
   return {all, all, all};
 }
 
 TILEGEMM_HOST_DEVICE constexpr int64_t clamp_rows(int64_t v, int64_t lo, int64_t hi) {
   return v < lo ? lo : (v > hi ? hi : v);
 }
+
+// The ptr_array form's sizes (gemm_grouped()'s problems, made by the library): M, N and K of
+// problem g at sizes[3g], sizes[3g + 1] and sizes[3g + 2], each at most 2^31 - 1.
+inline constexpr int kPtrArraySizes = 3;
 
 // Group g's rows of a problem of M = m rows, from `sizes` (in memory the caller can read), given
 // where group g - 1's rows end (`previous_end`; 0 for group 0): walkers of the groups in turn
@@ -51,6 +57,7 @@ TILEGEMM_HOST_DEVICE constexpr GroupRowRange group_rows_after(GroupForm kind, co
                                                               int64_t previous_end) {
   if (kind == GroupForm::counts) return {g, 0, clamp_rows(sizes[g], 0, m)};
   if (kind == GroupForm::offsets) return {0, previous_end, clamp_rows(sizes[g], previous_end, m)};
+  if (kind == GroupForm::ptr_array) return {0, 0, sizes[kPtrArraySizes * g]};
   return {g, 0, m};
 }
 
@@ -60,7 +67,14 @@ TILEGEMM_HOST_DEVICE constexpr GroupKRange group_k_after(GroupForm kind, const i
                                                          int64_t g, int64_t k,
                                                          int64_t previous_end) {
   if (kind == GroupForm::k_offsets) return {previous_end, clamp_rows(sizes[g], previous_end, k)};
+  if (kind == GroupForm::ptr_array) return {0, sizes[kPtrArraySizes * g + 2]};
   return {0, k};
+}
+
+// Group g's N: the problem's own in the ptr_array form, else the N every group shares.
+TILEGEMM_HOST_DEVICE constexpr int64_t group_n(GroupForm kind, const int32_t* sizes, int64_t g,
+                                               int64_t n) {
+  return kind == GroupForm::ptr_array ? sizes[kPtrArraySizes * g + 1] : n;
 }
 
 // Group g's rows, from the start.

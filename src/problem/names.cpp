@@ -107,16 +107,19 @@ std::string_view to_string(GroupForm form) {
       return "counts";
     case GroupForm::k_offsets:
       return "k_offsets";
+    case GroupForm::ptr_array:
+      return "ptr_array";
   }
   return "?";
 }
 
 std::optional<GroupForm> parse_group_form(std::string_view s) {
-  for (GroupForm f :
-       {GroupForm::none, GroupForm::offsets, GroupForm::counts, GroupForm::k_offsets}) {
+  for (GroupForm f : {GroupForm::none, GroupForm::offsets, GroupForm::counts, GroupForm::k_offsets,
+                      GroupForm::ptr_array}) {
     if (s == to_string(f)) return f;
   }
   if (s == "k-offsets") return GroupForm::k_offsets;
+  if (s == "ptr-array") return GroupForm::ptr_array;
   return std::nullopt;
 }
 

@@ -194,8 +194,13 @@ Status check_scalars(const EpilogueDesc& e) {
 // K values of A and B; no fp8 scales yet.
 Status check_groups(const GemmProblem& p) {
   const Groups& g = p.groups;
-  if (int(g.form) < 0 || int(g.form) > int(GroupForm::k_offsets)) {
+  if (int(g.form) < 0 || int(g.form) > int(GroupForm::ptr_array)) {
     return invalid("groups.form is not a GroupForm (value " + std::to_string(int(g.form)) + ")");
+  }
+  if (g.form == GroupForm::ptr_array) {
+    return invalid(
+        "groups.form ptr_array is gemm_grouped()'s form (problems of their own); a "
+        "GemmProblem's groups are none, offsets, counts or k_offsets");
   }
   if (g.form == GroupForm::none) {
     if (g.sizes != nullptr) return invalid("groups.sizes must be null when groups.form is none");

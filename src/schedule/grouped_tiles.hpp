@@ -30,6 +30,7 @@ struct GroupedTile {
   int32_t group = 0;
   GroupRowRange rows;  // the group's rows of A, C and D
   GroupKRange k;       // its K values of A and B
+  int64_t n = 0;       // its N
   TileCoord tile;
   // The tile's first row in A, C and D.
   TILEGEMM_HOST_DEVICE constexpr int64_t row0(int block_m) const {
@@ -42,8 +43,8 @@ struct GroupedTiles {
   const int32_t* sizes = nullptr;
   int32_t groups = 0;
   int64_t m = 0;  // M: the rows of A, C and D (of each batch entry, for counts)
-  int32_t num_pid_n = 0;
-  int32_t block_m = 1;
+  int64_t n = 0;  // N (ptr_array: each problem's own)
+  int32_t block_m = 1, block_n = 1;
   int32_t group_size_m = 8;
   int64_t k = 0;  // K: the K values of A and B (k_offsets: those the groups share)
 
@@ -56,16 +57,21 @@ struct GroupedTiles {
       ++c.group;
       c.rows = group_rows_after(kind, sizes, c.group, m, c.rows.end);
       c.k = group_k_after(kind, sizes, c.group, k, c.k.end);
-      c.items = int32_t(cdiv(c.rows.rows(), block_m)) * num_pid_n;
+      c.items =
+          int32_t(cdiv(c.rows.rows(), block_m) * cdiv(group_n(kind, sizes, c.group, n), block_n));
     }
     return true;
   }
 
-  // Work item `item` of the group `c` stands in (seek(c, item) was true).
+  // Work item `item` of the group `c` stands in (seek(c, item) was true). (The group's N is read
+  // again rather than kept in the cursor: the kernel's cursors live through the K loop, where
+  // registers are scarce.)
   TILEGEMM_HOST_DEVICE constexpr GroupedTile tile(const GroupCursor& c, int32_t item) const {
-    const GroupedOrder<int32_t> g = grouped_order<int32_t>(
-        item - c.first_item, int32_t(cdiv(c.rows.rows(), block_m)), num_pid_n, group_size_m);
-    return {c.group, c.rows, c.k, {g.pid_m, g.pid_n}};
+    const int64_t group_cols = group_n(kind, sizes, c.group, n);
+    const GroupedOrder<int32_t> g =
+        grouped_order<int32_t>(item - c.first_item, int32_t(cdiv(c.rows.rows(), block_m)),
+                               int32_t(cdiv(group_cols, block_n)), group_size_m);
+    return {c.group, c.rows, c.k, group_cols, {g.pid_m, g.pid_n}};
   }
 };
 

@@ -142,8 +142,8 @@ void fuzz_groups(Bytes& in) {
     ranges.push_back(r);
   }
   if (tiles > grouped_items_bound(kind, groups, m, n, block_m, block_n)) __builtin_trap();
-  const GroupedTiles walk{
-      kind, sizes.data(), groups, m, int32_t(cdiv(n, block_n)), block_m, int32_t(1 + in.u8() % 8)};
+  const GroupedTiles walk{kind, sizes.data(), groups,  m,
+                          n,    block_m,      block_n, int32_t(1 + in.u8() % 8)};
   const int programs = 1 + in.u8() % 140;
   std::vector<uint8_t> seen(size_t(tiles), 0);
   int64_t first_of_group = 0;

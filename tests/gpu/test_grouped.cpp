@@ -5,6 +5,8 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -58,14 +60,19 @@ GemmOptions sm90(const KernelConfig& c) {
   return o;
 }
 
+// The sm90 kernel's entry of available_kernels() (an empty name where there is none).
+KernelInfo sm90_info() {
+  for (const KernelInfo& k : available_kernels())
+    if (k.name == "sm90") return k;
+  return {};
+}
+
 TEST_F(GpuGrouped, EveryConfigFormLayoutOfBAndEpilogue) {
-  const std::vector<KernelInfo> kernels = available_kernels();
-  const auto info = std::find_if(kernels.begin(), kernels.end(),
-                                 [](const KernelInfo& k) { return k.name == "sm90"; });
-  ASSERT_NE(info, kernels.end());
+  const KernelInfo info = sm90_info();
+  ASSERT_EQ(info.name, "sm90");
   uint64_t seed = 100;
   int configs = 0, ran = 0;
-  for (const KernelConfig& c : info->configs) {
+  for (const KernelConfig& c : info.configs) {
     // The grouped kernel's configs are those plan() takes for a grouped problem.
     {
       std::unique_ptr<harness::Workload> w;
@@ -316,6 +323,176 @@ TEST_F(GpuGrouped, CudaGraphReplaysWithNewSizesInDeviceMemory) {
     cudaGraphDestroy(graph);
     cudaStreamDestroy(stream);
   }
+}
+
+// gemm_grouped()'s problems (the ptr_array form): `count` problems of random sizes up to about
+// `most` (one with no rows, one with no columns, one with no K, one of one row), each its own
+// epilogue where `whole_epilogue` (alpha, beta * C, a bias and an activation of its own), the
+// lines of A and B padded to 16 bytes (as TMA reads them), and of C and D where `aligned_d` (else
+// packed: D's odd lines leave the tma route).
+std::vector<WorkloadSpec> random_problems(int count, int64_t most, Layout la, Layout lb,
+                                          DType dtype, bool whole_epilogue, bool aligned_d,
+                                          uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const auto padded = [&](int64_t ld) { return (ld + 7) / 8 * 8; };
+  std::vector<WorkloadSpec> specs;
+  for (int g = 0; g < count; ++g) {
+    int64_t m = 1 + int64_t(rng() % most), n = 1 + int64_t(rng() % most);
+    int64_t k = 1 + int64_t(rng() % (2 * most));
+    if (g == 1) m = 0;
+    if (g == 2) n = 0;
+    if (g == 3) k = 0;
+    if (g == 4) m = 1;
+    WorkloadSpec s = testing::spec_of(m, n, k, dtype);
+    s.layout_a = la;
+    s.layout_b = lb;
+    s.lda = padded(la == Layout::row_major ? k : m);
+    s.ldb = padded(lb == Layout::row_major ? n : k);
+    s.ldc = aligned_d ? padded(n) : 0;
+    s.seed = seed * 1000 + uint64_t(g);
+    if (whole_epilogue) {
+      s.alpha = 0.5f + 0.25f * float(g % 3);
+      s.beta = g % 2 ? -0.75f : 0.0f;
+      s.bias = g % 3 != 0;
+      s.activation = g % 4 == 0   ? Activation::gelu
+                     : g % 4 == 1 ? Activation::silu
+                                  : Activation::none;
+    } else {
+      s.alpha = 1.0f + 0.5f * float(g % 2);
+    }
+    specs.push_back(s);
+  }
+  return specs;
+}
+
+// One launch of the grouped kernel for every compiled config, layout of A and B and route of D:
+// each problem its own sizes (empty ones among them), matrices and epilogue, against the float64
+// reference from NaN-poisoned D.
+TEST_F(GpuGrouped, ProblemsOfTheirOwnInOneLaunch) {
+  const KernelInfo info = sm90_info();
+  ASSERT_EQ(info.name, "sm90");
+  std::unique_ptr<harness::Workload> grouped;  // the grouped configs: those plan() takes for it
+  ASSERT_TRUE(harness::Workload::create(
+                  grouped_spec(GroupForm::offsets, 3, 64, 64, 64, DType::bf16, 1), true, &grouped)
+                  .ok());
+  uint64_t seed = 1;
+  int configs = 0;
+  for (const KernelConfig& c : info.configs) {
+    if (!plan(grouped->problem(), sm90(c), nullptr).ok()) continue;
+    ++configs;
+    for (Layout la : {Layout::row_major, Layout::col_major})
+      for (Layout lb : {Layout::row_major, Layout::col_major})
+        for (int route = 0; route < 3; ++route) {
+          const GemmOptions o = sm90(c);
+          // route 0: D = alpha * AB through TMA stores; 1: the same from registers (D's lines
+          // packed, so odd ones among them); 2: the whole epilogue.
+          const std::vector<WorkloadSpec> specs = random_problems(
+              9, 300, la, lb, seed % 2 ? DType::bf16 : DType::fp16, route == 2, route != 1, seed);
+          ++seed;
+          GemmReport report;
+          testing::expect_problems_match_reference(specs, o, &report);
+          EXPECT_EQ(report.kernel, "sm90");
+          EXPECT_EQ(report.kernel_note, "") << "expected one launch";
+        }
+  }
+  EXPECT_EQ(configs, 3);
+}
+
+// The GPU backend, its kernel and config as the heuristic picks them.
+GemmOptions untuned() {
+  GemmOptions o;
+  o.backend = Backend::gpu;
+  o.autotune = AutotunePolicy::off;
+  return o;
+}
+
+// A few small problems in one launch, each route of D: quick enough for the sanitizers
+// (scripts/gpu-check.sh runs it under memcheck and racecheck).
+TEST_F(GpuGrouped, SmallProblemsEveryRoute) {
+  const GemmOptions o = untuned();
+  for (int route = 0; route < 3; ++route) {
+    GemmReport report;
+    testing::expect_problems_match_reference(
+        random_problems(6, 150, Layout::row_major, Layout::col_major, DType::bf16, route == 2,
+                        route != 1, 40 + uint64_t(route)),
+        o, &report);
+    EXPECT_EQ(report.kernel_note, "") << "expected one launch";
+  }
+}
+
+// Many problems of many tiles each: the walk across them, and the tables past one launch's
+// parameters (about 50 problems fit in one).
+TEST_F(GpuGrouped, ManyProblemsOfManyTiles) {
+  const GemmOptions o = untuned();
+  GemmReport report;
+  testing::expect_problems_match_reference(
+      random_problems(130, 700, Layout::row_major, Layout::col_major, DType::bf16, false, true, 77),
+      o, &report);
+  EXPECT_EQ(report.kernel, "sm90");
+  EXPECT_EQ(report.kernel_note, "");
+}
+
+// What one launch does not take goes one call after another, and says why: fp32 inputs, or under
+// a capture without a workspace. With one, a captured graph replays the one launch.
+TEST_F(GpuGrouped, ProblemsOneByOneAndUnderCapture) {
+  GemmOptions o = untuned();
+  GemmReport report;
+  testing::expect_problems_match_reference(
+      random_problems(5, 200, Layout::row_major, Layout::row_major, DType::fp32, true, true, 5), o,
+      &report);
+  EXPECT_TRUE(contains(report.kernel_note, "one call per problem")) << report.kernel_note;
+
+  const std::vector<WorkloadSpec> specs =
+      random_problems(12, 400, Layout::row_major, Layout::col_major, DType::bf16, false, true, 9);
+  std::vector<std::unique_ptr<harness::Workload>> w(specs.size());
+  std::vector<GemmProblem> problems;
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  for (size_t g = 0; g < specs.size(); ++g) {
+    ASSERT_TRUE(harness::Workload::create(specs[g], true, &w[g]).ok());
+    problems.push_back(w[g]->problem());
+    problems.back().stream = stream;
+  }
+  const auto replay_and_check = [&](cudaGraph_t graph, const char* what) {
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    for (int round = 0; round < 2; ++round) {
+      for (auto& x : w) ASSERT_TRUE(x->poison_output().ok());
+      ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+      for (size_t g = 0; g < w.size(); ++g) {
+        ASSERT_TRUE(w[g]->fetch_output().ok());
+        EXPECT_LE(w[g]->check(1e12), harness::tolerance_for(DType::bf16, DType::bf16, false))
+            << what << " problems[" << g << "] round " << round;
+      }
+    }
+    cudaGraphExecDestroy(exec);
+  };
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+  const Status without = gemm_grouped(problems, o, &report);
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  ASSERT_TRUE(without.ok()) << without.message;
+  EXPECT_TRUE(contains(report.kernel_note, "one call per problem")) << report.kernel_note;
+  replay_and_check(graph, "one by one");
+  cudaGraphDestroy(graph);
+
+  size_t bytes = 0;
+  ASSERT_TRUE(grouped_workspace_size(problems, o, &bytes).ok());
+  EXPECT_GE(bytes, problems.size() * 384);
+  void* workspace = nullptr;
+  ASSERT_EQ(cudaMalloc(&workspace, bytes), cudaSuccess);
+  o.workspace = workspace;
+  o.workspace_bytes = bytes;
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+  const Status with = gemm_grouped(problems, o, &report);
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  ASSERT_TRUE(with.ok()) << with.message;
+  EXPECT_EQ(report.kernel_note, "") << "expected one launch";
+  replay_and_check(graph, "one launch");
+  cudaGraphDestroy(graph);
+  cudaFree(workspace);
+  cudaStreamDestroy(stream);
 }
 
 }  // namespace

@@ -324,6 +324,7 @@ TEST(CliExplain, ShowsTheWalkOfTheCountsAndKOffsetsForms) {
       {"explain 100 64 64 --grouped k_offsets --group-rows 40,30",
        "the groups take more than K values"},
       {"explain 100 64 64 --grouped sideways --group-rows 4", "is not a form of groups"},
+      {"explain 100 64 64 --grouped ptr_array --group-rows 4", "is not a form of groups"},
       {"explain 100 64 64 --grouped counts", "--grouped needs --group-rows"},
   });
 }
@@ -331,6 +332,7 @@ TEST(CliExplain, ShowsTheWalkOfTheCountsAndKOffsetsForms) {
 TEST(CliRun, GroupedOptionsAreNamed) {
   expect_errors({
       {"run 64 8 8 --grouped sideways --groups 2", "--grouped 'sideways' is not a form of groups"},
+      {"run 64 8 8 --grouped ptr_array --groups 2", "the ptr_array form, are gemm_grouped()'s"},
       {"run 64 8 8 --grouped offsets", "--grouped offsets needs --groups G"},
       {"run 64 8 8 --groups 3",
        "--groups and --group-rows need --grouped offsets, counts or k_offsets"},

@@ -1,8 +1,10 @@
 // Grouped GEMMs (tilegemm.hpp: Groups) on the host: the persistent walk over the groups, the
 // clamping of the sizes, the CPU backend against the float64 reference, and the validation, for
-// the three forms (groups of rows, offsets and counts, and of K values, k_offsets).
+// the three forms (groups of rows, offsets and counts, and of K values, k_offsets), and
+// gemm_grouped()'s problems of their own (ptr_array).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <random>
 #include <set>
@@ -62,6 +64,7 @@ TEST(GroupEntries, EachFormSharesItsMatrices) {
   expect(GroupForm::offsets, 1, 6, 1);
   expect(GroupForm::counts, 6, 6, 6);
   expect(GroupForm::k_offsets, 1, 1, 6);
+  expect(GroupForm::ptr_array, 1, 1, 1);
 }
 
 TEST(GroupKOf, KOffsetsAreClampedIntoKAndTheOtherFormsTakeAllOfK) {
@@ -110,8 +113,8 @@ TEST(GroupedTilesWalk, EveryProgramTakesItsItemsAndTogetherEveryTileOnce) {
       for (auto& r : rows) r = int32_t(std::min<int64_t>(r, m));
     }
     const std::vector<int32_t> sizes = sizes_of(form, rows);
-    const GroupedTiles tiles{form,    sizes.data(),           groups, m, int32_t(cdiv(n, block_n)),
-                             block_m, int32_t(1 + rng() % 8), k};
+    const GroupedTiles tiles{form,    sizes.data(),           groups, m, n, block_m,
+                             block_n, int32_t(1 + rng() % 8), k};
     // the rows of D a group's tiles cover
     const auto rows_of = [&](int g) { return form == GroupForm::k_offsets ? m : rows[g]; };
     std::map<std::tuple<int, int64_t, int64_t>, int> seen;
@@ -145,6 +148,56 @@ TEST(GroupedTilesWalk, EveryProgramTakesItsItemsAndTogetherEveryTileOnce) {
       EXPECT_EQ(t.rows.batch, form == GroupForm::offsets ? 0 : t.group);
       EXPECT_EQ(t.k.begin, form == GroupForm::k_offsets ? before : 0);
       EXPECT_EQ(t.k.size(), form == GroupForm::k_offsets ? rows[t.group] : k);
+    }
+  }
+}
+
+// The ptr_array form: each problem its own M, N and K (0 among them), its tiles its own
+// cdiv(M, BM) x cdiv(N, BN), each tile of every problem taken exactly once by the programs
+// together.
+TEST(GroupedTilesWalk, PtrArrayProblemsEachHaveTheirOwnSizes) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 100; ++trial) {
+    const int groups = 1 + int(rng() % 12);
+    const int block_m = trial % 2 ? 128 : 64, block_n = trial % 3 ? 128 : 256;
+    std::vector<int32_t> sizes;  // M, N, K of each
+    int64_t expected = 0;
+    for (int g = 0; g < groups; ++g) {
+      const int32_t m = rng() % 5 == 0 ? 0 : int32_t(rng() % 900);
+      const int32_t n = rng() % 7 == 0 ? 0 : int32_t(rng() % 700);
+      const int32_t k = rng() % 6 == 0 ? 0 : int32_t(rng() % 3000);
+      sizes.insert(sizes.end(), {m, n, k});
+      expected += cdiv(m, block_m) * cdiv(n, block_n);
+    }
+    const GroupedTiles tiles{GroupForm::ptr_array,
+                             sizes.data(),
+                             groups,
+                             0,
+                             0,
+                             block_m,
+                             block_n,
+                             int32_t(1 + rng() % 8),
+                             0};
+    for (int programs : {1, 5, 132}) {
+      std::map<std::tuple<int, int64_t, int64_t>, int> seen;
+      for (int p = 0; p < programs; ++p) {
+        GroupCursor cursor;
+        for (int item = p; tiles.seek(cursor, item); item += programs) {
+          const GroupedTile t = tiles.tile(cursor, item);
+          const int32_t* own = &sizes[size_t(3 * t.group)];
+          ASSERT_EQ(t.rows.batch, 0);
+          ASSERT_EQ(t.rows.begin, 0);
+          ASSERT_EQ(t.rows.end, own[0]);
+          ASSERT_EQ(t.n, own[1]);
+          ASSERT_EQ(t.k.begin, 0);
+          ASSERT_EQ(t.k.end, own[2]);
+          ASSERT_LT(t.tile.pid_m * block_m, own[0]);
+          ASSERT_LT(t.tile.pid_n * block_n, own[1]);
+          ++seen[{t.group, t.tile.pid_m, t.tile.pid_n}];
+        }
+      }
+      EXPECT_EQ(int64_t(seen.size()), expected) << "trial " << trial << " programs " << programs;
+      for (const auto& [tile, count] : seen) EXPECT_EQ(count, 1);
     }
   }
 }
@@ -317,6 +370,104 @@ TEST(GroupedValidation, EveryRuleNamesTheArgument) {
   p.a.batch_stride = 32;
   p.d.batch_stride = 32;
   EXPECT_TRUE(validate(p).ok()) << validate(p).message;
+}
+
+// gemm_grouped()'s problems (the ptr_array form) of random sizes, empty ones among them (no
+// rows, no columns, no K: the epilogue alone), each with its own epilogue, on the CPU backend.
+std::vector<WorkloadSpec> random_problems(int count, Layout la, Layout lb, DType out,
+                                          uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<WorkloadSpec> specs;
+  for (int g = 0; g < count; ++g) {
+    const int64_t m = g == 1 ? 0 : 1 + int64_t(rng() % 70),
+                  n = g == 2 ? 0 : 1 + int64_t(rng() % 60);
+    const int64_t k = g == 3 ? 0 : 1 + int64_t(rng() % 90);
+    WorkloadSpec s = testing::spec_of(m, n, k, DType::bf16);
+    s.layout_a = la;
+    s.layout_b = lb;
+    s.output_dtype = out;
+    s.seed = seed * 100 + uint64_t(g);
+    if (g % 2 == 1) {  // every other problem the whole epilogue, each its own
+      s.alpha = 0.25f * float(1 + g % 5);
+      s.beta = -0.5f * float(1 + g % 3);
+      s.bias = true;
+      s.activation = g % 4 == 1 ? Activation::gelu : Activation::relu;
+    }
+    specs.push_back(s);
+  }
+  return specs;
+}
+
+TEST(GroupedProblemsCpu, EachProblemItsOwnSizesAndEpilogue) {
+  uint64_t seed = 1;
+  for (Layout la : {Layout::row_major, Layout::col_major})
+    for (Layout lb : {Layout::row_major, Layout::col_major})
+      for (DType out : {DType::bf16, DType::fp32}) {
+        GemmReport report;
+        testing::expect_problems_match_reference(random_problems(7, la, lb, out, seed++), cpu(),
+                                                 &report);
+        EXPECT_EQ(report.backend, Backend::cpu);
+      }
+  // No problems: nothing to do.
+  EXPECT_TRUE(gemm_grouped({}, cpu()).ok());
+}
+
+// Every rule names the problem that breaks it, and on any error no problem's D is written.
+TEST(GroupedProblemsValidation, EveryRuleNamesTheProblemAndNothingIsWritten) {
+  std::vector<std::unique_ptr<harness::Workload>> w(3);
+  for (int g = 0; g < 3; ++g) {
+    WorkloadSpec s = testing::spec_of(8 + g, 16, 24, DType::bf16);
+    s.seed = uint64_t(g + 1);
+    ASSERT_TRUE(harness::Workload::create(s, false, &w[size_t(g)]).ok());
+  }
+  const auto base = [&] {
+    std::vector<GemmProblem> problems;
+    for (const auto& x : w) problems.push_back(x->problem());
+    return problems;
+  };
+  const auto expect = [&](const std::vector<GemmProblem>& problems, const char* text) {
+    const Status s = gemm_grouped(problems, cpu());
+    EXPECT_FALSE(s.ok()) << text;
+    EXPECT_NE(s.message.find(text), std::string::npos) << s.message;
+    size_t bytes = 0;
+    EXPECT_FALSE(grouped_workspace_size(problems, cpu(), &bytes).ok()) << text;
+  };
+  std::vector<GemmProblem> p = base();
+  p[2].a.ld = 3;
+  expect(p, "problems[2].a.ld");
+  p = base();
+  p[1].batch_count = 2;
+  p[1].d.batch_stride = 9 * 16;
+  expect(p, "problems[1].batch_count must be 1");
+  p = base();
+  p[1].a.dtype = p[1].b.dtype = DType::fp16;
+  expect(p, "problems[1].a.dtype is fp16 but problems[0].a.dtype is bf16");
+  p = base();
+  p[2].a.layout = Layout::col_major;
+  p[2].a.ld = 0;
+  expect(p, "problems[2].a.layout is col but problems[0].a.layout is row");
+  p = base();
+  p[1].stream = reinterpret_cast<void*>(64);
+  expect(p, "problems[1].stream differs");
+  p = base();
+  p[2].d.data = static_cast<char*>(p[0].d.data) + 16;
+  expect(p, "problems[2].d overlaps problems[0].d");
+  p = base();
+  p[1].groups = {GroupForm::ptr_array, nullptr};
+  expect(p, "problems[1].groups.form ptr_array is gemm_grouped()'s form");
+  p = base();
+  p[1].groups = {GroupForm::counts, static_cast<const int32_t*>(p[0].a.data)};
+  expect(p, "problems[1].groups.form must be none");
+  // A GemmProblem takes no ptr_array groups.
+  GemmProblem one = base()[0];
+  one.groups = {GroupForm::ptr_array, nullptr};
+  EXPECT_NE(gemm(one, cpu()).message.find("gemm_grouped()'s form"), std::string::npos);
+  for (const auto& x : w) {
+    ASSERT_TRUE(x->fetch_output().ok());
+    EXPECT_TRUE(std::isinf(x->check(1e12))) << "D was written: expected NaN everywhere";
+  }
+  EXPECT_TRUE(gemm_grouped(base(), cpu()).ok());
+  for (const auto& x : w) EXPECT_LE(x->check(1e12), 1e-2);
 }
 
 TEST(GroupedTuningKey, TheFormIsPartOfTheKeyAndItsText) {

@@ -1,4 +1,8 @@
 // The grouped kernel's per-group tensor maps, made on the device (group_maps.hpp).
+#include <algorithm>
+#include <cstring>
+
+#include "common/host_device.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/sm90/group_maps.hpp"
 #include "ptx/sm90.cuh"
@@ -75,7 +79,37 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
 }
 
+// One launch's share of copy_through_parameters: kernel parameters take up to 32764 bytes.
+struct ParameterChunk {
+  static constexpr int kBytes = 32 * 1024 - 256;
+  uint4 values[kBytes / sizeof(uint4)];
+};
+
+__global__ void __launch_bounds__(kThreads)
+    copy_chunk_kernel(const __grid_constant__ ParameterChunk chunk, int count, uint4* to) {
+  const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < count) to[i] = chunk.values[i];
+#ifdef TILEGEMM_SM90A_DEVICE_CODE
+  // The grouped kernel acquires the tensor maps among these values before it uses them.
+  cuda::ptx::fence_proxy_tensormap_generic(cuda::ptx::sem_release, cuda::ptx::scope_gpu);
+#endif
+}
+
 }  // namespace
+
+Status copy_through_parameters(const void* from, size_t bytes, void* to, cudaStream_t stream) {
+  ParameterChunk chunk;
+  for (size_t done = 0; done < bytes; done += ParameterChunk::kBytes) {
+    const size_t part = std::min<size_t>(ParameterChunk::kBytes, bytes - done);
+    std::memset(&chunk, 0, sizeof(chunk));
+    std::memcpy(&chunk, static_cast<const char*>(from) + done, part);
+    const int count = int(cdiv(int64_t(part), int64_t(sizeof(uint4))));
+    copy_chunk_kernel<<<int(cdiv(count, kThreads)), kThreads, 0, stream>>>(
+        chunk, count, reinterpret_cast<uint4*>(static_cast<char*>(to) + done));
+    if (Status s = check_launch("sm90 copy_chunk_kernel"); !s.ok()) return s;
+  }
+  return Status::success();
+}
 
 Status make_group_maps(GroupForm form, const WholeMaps& whole, const int32_t* sizes, int64_t groups,
                        int64_t extent, GroupMaps* out, cudaStream_t stream) {

@@ -10,6 +10,8 @@
 //                      group's rows, or the rows past a count), so every tile of D can leave
 //                      through the store buffers.
 // The grouped kernel reads group g's maps from entry g, and acquires each before its first use.
+// The ptr_array form's maps (each problem's A, B and D) are made on the host, which knows its
+// problems, and copied to the device with the problems' epilogues and sizes.
 #pragma once
 
 #include <cuda.h>
@@ -17,6 +19,7 @@
 
 #include <cstdint>
 
+#include "epilogue/epilogue.hpp"
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm::sm90 {
@@ -25,6 +28,14 @@ namespace tilegemm::sm90 {
 // of the group's form are written.
 struct alignas(128) GroupMaps {
   CUtensorMap a, b, d;
+};
+
+// What the grouped kernel reads about its groups beside their sizes, in device memory.
+struct GroupTable {
+  const GroupMaps* maps = nullptr;  // entry g: group g's maps (null where there are none)
+  // The ptr_array form (gemm_grouped()'s problems): entry g is problem g's epilogue, its C and D
+  // one batch entry of its own.
+  const EpilogueParams* epilogues = nullptr;
 };
 
 // The host's maps of the whole matrices, and where K lies in A's and B's (dimension 0 where K is
@@ -40,5 +51,11 @@ struct WholeMaps {
 // group_k_after clamp them to an extent of `extent` (M for the rows forms, K for k_offsets).
 Status make_group_maps(GroupForm form, const WholeMaps& whole, const int32_t* sizes, int64_t groups,
                        int64_t extent, GroupMaps* out, cudaStream_t stream);
+
+// Copies `bytes` from host memory at `from` to device memory at `to` (16-byte aligned) in stream
+// order, carried in kernel parameters: a captured graph holds them by value, so the host's
+// memory may go as soon as the call returns, and nothing pages or synchronises (the ptr_array
+// form's tables, which the host makes for each call).
+Status copy_through_parameters(const void* from, size_t bytes, void* to, cudaStream_t stream);
 
 }  // namespace tilegemm::sm90

@@ -2,7 +2,10 @@
 // grid, the launch. The checks that decide whether it takes a problem are in sm90.cu.
 #pragma once
 
+#include <cstring>
 #include <iterator>
+#include <span>
+#include <vector>
 
 #include "kernels/sm90/group_maps.hpp"
 #include "kernels/sm90/launch.cuh"
@@ -39,14 +42,37 @@ inline Status group_maps_from(const GemmArgs& args, const WholeMaps& whole,
                          static_cast<cudaStream_t>(workspace.stream()));
 }
 
-// The grouped kernel for shape kShape, element kind E, operand majors and PLAIN.
-template <class E, Sm90Shape kShape, bool PLAIN>
+// The grouped kernel for shape kShape, element kind E, operand majors, PLAIN and PTR_ARRAY.
+template <class E, Sm90Shape kShape, bool PLAIN, bool PTR_ARRAY = false>
 auto* grouped_kernel(bool a_mn, bool b_mn) {
   using Tag = ShapeTag<kShape>;
-  return a_mn ? (b_mn ? sm90_grouped_gemm<E, Tag, true, true, PLAIN>
-                      : sm90_grouped_gemm<E, Tag, true, false, PLAIN>)
-              : (b_mn ? sm90_grouped_gemm<E, Tag, false, true, PLAIN>
-                      : sm90_grouped_gemm<E, Tag, false, false, PLAIN>);
+  return a_mn ? (b_mn ? sm90_grouped_gemm<E, Tag, true, true, PLAIN, PTR_ARRAY>
+                      : sm90_grouped_gemm<E, Tag, true, false, PLAIN, PTR_ARRAY>)
+              : (b_mn ? sm90_grouped_gemm<E, Tag, false, true, PLAIN, PTR_ARRAY>
+                      : sm90_grouped_gemm<E, Tag, false, false, PLAIN, PTR_ARRAY>);
+}
+
+// Launches `kernel` (a grouped kernel of shape kShape) over `programs` programs.
+template <Sm90Shape kShape, class Kernel>
+Status launch_grouped_kernel(Kernel* kernel, int programs, const Sm90TensorMaps& maps,
+                             const GemmArgs& args, const Sm90Launch& launch,
+                             const GroupTable& table, cudaStream_t stream) {
+  constexpr int kSmem = int(shared_bytes<kShape>());
+  if (Status s = allow_dynamic_shared_bytes(
+          reinterpret_cast<const void*>(kernel), kSmem,
+          "sm90_grouped_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+      !s.ok()) {
+    return s;
+  }
+  cudaLaunchAttribute cluster;
+  const cudaLaunchConfig_t config =
+      launch_config(programs, 1, kShape.threads(), kSmem, stream, &cluster);
+  if (Status s = cuda_status(cudaLaunchKernelEx(&config, kernel, maps, args, launch, table),
+                             "sm90_grouped_gemm: cudaLaunchKernelEx");
+      !s.ok()) {
+    return s;
+  }
+  return check_launch("sm90_grouped_gemm");
 }
 
 // Launches the grouped kernel of shape kShape for element kind E on a problem sm90.cu's checks
@@ -102,25 +128,97 @@ Status launch_grouped_shape(const GemmArgs& args, gpu::Workspace& workspace) {
     if (group_maps != nullptr && tma_d) launch.route = dense;
   }
   const bool plain = launch.route == StoreRoute::tma;
-  constexpr int kSmem = int(shared_bytes<kShape>());
   auto* kernel = plain ? grouped_kernel<E, kShape, true>(a.mn_major, b.mn_major)
                        : grouped_kernel<E, kShape, false>(a.mn_major, b.mn_major);
-  if (Status s = allow_dynamic_shared_bytes(
-          reinterpret_cast<const void*>(kernel), kSmem,
-          "sm90_grouped_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
-      !s.ok()) {
+  return launch_grouped_kernel<kShape>(kernel, programs, {whole.a, whole.b, whole.d}, args, launch,
+                                       {group_maps, nullptr}, stream);
+}
+
+// The memory gemm_grouped()'s problems (the ptr_array form) take from the call's workspace: for
+// each, its tensor maps, its epilogue and its sizes (PtrArrayTable).
+struct PtrArrayTable {
+  size_t epilogues = 0, sizes = 0, bytes = 0;  // where each part starts, and the whole
+  explicit PtrArrayTable(size_t problems)
+      : epilogues(problems * sizeof(GroupMaps)),
+        sizes(epilogues + padded(problems * sizeof(EpilogueParams))),
+        bytes(sizes + padded(problems * kPtrArraySizes * sizeof(int32_t))) {}
+  static size_t padded(size_t bytes) { return (bytes + 15) / 16 * 16; }
+};
+
+// Launches the grouped kernel of shape kShape for element kind E on gemm_grouped()'s problems
+// (can_implement_problems passed): each problem's tensor maps (those of A and B where it has
+// K values, D's on the tma route), epilogue and sizes are made on the host, and copied into the
+// workspace in kernel parameters (copy_through_parameters), so the launch is graph-capturable.
+// D's route: `tma` (the store buffers, the last chunks of each tile held into the next tile's K
+// loop) where every problem's D takes it (D = alpha * AB, row-major, described by TMA); else
+// from registers. Without workspace: not_supported (the caller runs the problems one by one).
+template <class E, Sm90Shape kShape>
+Status launch_ptr_array_shape(std::span<const GemmArgs> problems, gpu::Workspace& workspace) {
+  const auto stream = static_cast<cudaStream_t>(workspace.stream());
+  const PtrArrayTable layout(problems.size());
+  Sm90Launch launch{};
+  bool all_tma = true, all_scaled = true;
+  launch.pairs = true;
+  int64_t items = 0;
+  for (const GemmArgs& p : problems) {
+    if (p.m == 0 || p.n == 0) continue;  // no tiles: its D takes no route
+    items += cdiv(p.m, kShape.block_m) * cdiv(p.n, kShape.block_n);
+    all_tma = all_tma && store_route(p, kShape.block_n) == StoreRoute::tma;
+    all_scaled = all_scaled && scales_only(p.epilogue) &&
+                 (p.epilogue.d.dtype == DType::fp16 || p.epilogue.d.dtype == DType::bf16);
+    launch.pairs = launch.pairs && aligned_pairs(p.epilogue.d);
+  }
+  if (items == 0) return Status::success();
+  launch.route = all_tma                      ? StoreRoute::tma
+                 : all_scaled && launch.pairs ? StoreRoute::scaled
+                                              : StoreRoute::general;
+  std::vector<unsigned char> host(layout.bytes, 0);
+  for (size_t g = 0; g < problems.size(); ++g) {
+    const GemmArgs& p = problems[g];
+    if (p.m > 0 && p.n > 0) {  // an empty problem has no tiles: its maps are never read
+      GroupMaps maps{};
+      if (p.k > 0) {
+        const OperandShape a = operand_a(p), b = operand_b(p);
+        const OperandTile tile_a{kShape.block_m, a.mn_major}, tile_b{kShape.block_n, b.mn_major};
+        if (Status s = encode_operand_map(a, tile_a.box_mn(), &maps.a); !s.ok()) return s;
+        if (Status s = encode_operand_map(b, tile_b.box_mn(), &maps.b); !s.ok()) return s;
+      }
+      if (all_tma) {
+        if (Status s = encode_operand_map(output_d(p), kStoreRows, &maps.d); !s.ok()) return s;
+      }
+      std::memcpy(host.data() + g * sizeof(GroupMaps), &maps, sizeof(GroupMaps));
+    }
+    std::memcpy(host.data() + layout.epilogues + g * sizeof(EpilogueParams), &p.epilogue,
+                sizeof(EpilogueParams));
+    const int32_t sizes[kPtrArraySizes] = {int32_t(p.m), int32_t(p.n), int32_t(p.k)};
+    std::memcpy(host.data() + layout.sizes + g * sizeof(sizes), sizes, sizeof(sizes));
+  }
+  void* memory = nullptr;
+  if (Status s = workspace.take(layout.bytes, "the problems' tensor maps", &memory); !s.ok()) {
     return s;
   }
-  const Sm90TensorMaps maps{whole.a, whole.b, whole.d};
-  cudaLaunchAttribute cluster;
-  const cudaLaunchConfig_t config =
-      launch_config(programs, 1, kShape.threads(), kSmem, stream, &cluster);
-  if (Status s = cuda_status(cudaLaunchKernelEx(&config, kernel, maps, args, launch, group_maps),
-                             "sm90_grouped_gemm: cudaLaunchKernelEx");
-      !s.ok()) {
+  if (memory == nullptr) {
+    return {StatusCode::not_supported,
+            "kernel sm90: the problems' tensor maps need " + std::to_string(layout.bytes) +
+                " bytes of workspace, and have none (" + workspace.shortfall() + ")"};
+  }
+  if (Status s = copy_through_parameters(host.data(), host.size(), memory, stream); !s.ok()) {
     return s;
   }
-  return check_launch("sm90_grouped_gemm");
+  const auto* base = static_cast<const unsigned char*>(memory);
+  GemmArgs args = problems[0];
+  args.batch_count = int64_t(problems.size());
+  args.groups = {GroupForm::ptr_array, reinterpret_cast<const int32_t*>(base + layout.sizes)};
+  const GroupTable table{reinterpret_cast<const GroupMaps*>(base),
+                         reinterpret_cast<const EpilogueParams*>(base + layout.epilogues)};
+  int device = 0, sms = 0;
+  if (Status s = current_device_sms(&device, &sms); !s.ok()) return s;
+  const int programs = int(items < sms ? items : sms);
+  const bool a_mn = operand_a(args).mn_major, b_mn = operand_b(args).mn_major;
+  auto* kernel = all_tma ? grouped_kernel<E, kShape, true, true>(a_mn, b_mn)
+                         : grouped_kernel<E, kShape, false, true>(a_mn, b_mn);
+  return launch_grouped_kernel<kShape>(kernel, programs, Sm90TensorMaps{}, args, launch, table,
+                                       stream);
 }
 
 // Launches the grouped shape of element kind E (fp16 or bf16) equal to `config`. One translation
@@ -133,6 +231,20 @@ Status launch_grouped_for_element(const GemmArgs& args, const KernelConfig& conf
   });
 }
 
+// Launches the grouped shape of element kind E (fp16 or bf16) equal to `config` on
+// gemm_grouped()'s problems. One translation unit per kind (sm90_ptr_array_<type>.cu).
+template <class E>
+Status launch_ptr_array_for_element(std::span<const GemmArgs> problems, const KernelConfig& config,
+                                    gpu::Workspace& workspace) {
+  return with_compiled_shape<GroupedShapes<E>>("sm90 grouped", config, [&](auto shape) {
+    return launch_ptr_array_shape<E, decltype(shape)::shape>(problems, workspace);
+  });
+}
+
+extern template Status launch_ptr_array_for_element<Fp16>(std::span<const GemmArgs>,
+                                                          const KernelConfig&, gpu::Workspace&);
+extern template Status launch_ptr_array_for_element<Bf16>(std::span<const GemmArgs>,
+                                                          const KernelConfig&, gpu::Workspace&);
 extern template Status launch_grouped_for_element<Fp16>(const GemmArgs&, const KernelConfig&,
                                                         gpu::Workspace&);
 extern template Status launch_grouped_for_element<Bf16>(const GemmArgs&, const KernelConfig&,

@@ -38,6 +38,13 @@ Status launch(const GemmArgs& args, const KernelConfig& config, gpu::Workspace& 
   });
 }
 
+Status launch_problems(std::span<const GemmArgs> problems, const KernelConfig& config,
+                       gpu::Workspace& workspace) {
+  return problems[0].a.dtype == DType::fp16
+             ? launch_ptr_array_for_element<Fp16>(problems, config, workspace)
+             : launch_ptr_array_for_element<Bf16>(problems, config, workspace);
+}
+
 size_t workspace_bytes(const GemmArgs& args, const KernelConfig& config) {
   // The grouped launches split no tail; they take their groups' tensor maps.
   if (args.groups.form != GroupForm::none) return grouped_workspace_bytes(args);
@@ -119,6 +126,37 @@ std::string problem_check(const GemmProblem& p) {
   return {};
 }
 
+bool has_config(const std::vector<KernelConfig>& configs, const KernelConfig& c);
+std::string grouped_config_check(const KernelConfig& c);
+
+// Empty when one launch of the grouped kernel (ptr_array) with config `c` takes every one of
+// gemm_grouped()'s problems (validated: they share their types and storage orders); else why not,
+// naming the problem.
+std::string problems_check(std::span<const GemmProblem> problems, const KernelConfig& c) {
+  if (std::string why = grouped_config_check(c); !why.empty()) return why;
+  int64_t items = 0;
+  for (size_t g = 0; g < problems.size(); ++g) {
+    const GemmProblem& p = problems[g];
+    const std::string at = "kernel sm90: problems[" + std::to_string(g) + "]";
+    if (p.a.dtype != DType::fp16 && p.a.dtype != DType::bf16) {
+      return at + ".a.dtype is " + std::string(to_string(p.a.dtype)) +
+             ": one launch of grouped problems takes fp16 and bf16 inputs";
+    }
+    if (p.m > INT32_MAX || p.n > INT32_MAX || p.k > INT32_MAX) {
+      return at + " has a size past 2^31 - 1 (the kernel reads them as 32-bit values)";
+    }
+    if (p.m == 0 || p.n == 0) continue;  // no tiles: nothing of it is read
+    const GemmArgs args = make_gemm_args(p, 8);
+    if (p.k > 0) {
+      if (std::string why = tma_check(operand_a(args), "a"); !why.empty()) return at + ": " + why;
+      if (std::string why = tma_check(operand_b(args), "b"); !why.empty()) return at + ": " + why;
+    }
+    items += cdiv(p.m, c.block_m) * cdiv(p.n, c.block_n);
+  }
+  if (items > INT32_MAX) return "kernel sm90: more than 2^31 tiles in the problems together";
+  return device_check();
+}
+
 // The 16-bit, tf32 and fp8 configs are compiled from the same shapes, with BLOCK_SIZE_K in slabs of
 // 128 bytes of K (64 or 128 values of fp16 and bf16, 32 or 64 of tf32, 128 of fp8), so a config is
 // told by the list that has it, not by its BLOCK_SIZE_K alone.
@@ -145,16 +183,22 @@ bool has_config(const std::vector<KernelConfig>& configs, const KernelConfig& c)
                      [&](const KernelConfig& x) { return same_instantiation(x, c); });
 }
 
+std::string grouped_config_check(const KernelConfig& c) {
+  GemmProblem grouped_problem;
+  grouped_problem.groups.form = GroupForm::counts;
+  const std::vector<KernelConfig>& grouped = compiled_for(grouped_problem);
+  if (has_config(grouped, c)) return {};
+  // (Built by appending: g++ 12 warns falsely (-Wrestrict) on chains of string operator+.)
+  std::string why = "kernel sm90: grouped GEMMs have no compiled config ";
+  why.append(to_string(c)).append("; compiled:");
+  for (const KernelConfig& x : grouped) why.append(" ").append(to_string(x));
+  return why;
+}
+
 std::string compiled_check(const GemmProblem& p, const KernelConfig& c) {
   if (has_config(compiled_for(p), c)) return {};
   const bool promoted = promotes(p);
-  if (p.groups.form != GroupForm::none) {
-    // (Built by appending: g++ 12 warns falsely (-Wrestrict) on chains of string operator+.)
-    std::string why = "kernel sm90: grouped GEMMs have no compiled config ";
-    why.append(to_string(c)).append("; compiled:");
-    for (const KernelConfig& x : compiled_for(p)) why.append(" ").append(to_string(x));
-    return why;
-  }
+  if (p.groups.form != GroupForm::none) return grouped_config_check(c);
   const std::string type = promoted && p.a.dtype == DType::tf32 ? "tf32x3 (tf32 parts)"
                                                                 : std::string(to_string(p.a.dtype));
   return "kernel sm90: " + type + (promoted ? " with promoted sums" : "") +
@@ -222,6 +266,11 @@ Kernel sm90_kernel() {
   kernel.persistent = true;
   kernel.tail_splits = true;
   kernel.workspace_bytes = sm90::workspace_bytes;
+  kernel.can_implement_problems = sm90::problems_check;
+  kernel.launch_problems = sm90::launch_problems;
+  kernel.problems_workspace_bytes = [](size_t problems) {
+    return sm90::PtrArrayTable(problems).bytes;
+  };
   kernel.type_defaults[DType::tf32] = configs_of<sm90::CompiledShapes<Tf32>>().front();
   // fp8's default is the first tile the promoting kernels take: it serves both.
   const KernelConfig fp8_default = configs_of<sm90::CompiledShapes<Fp8E4m3E4m3<true>>>().front();

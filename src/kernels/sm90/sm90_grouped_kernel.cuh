@@ -12,6 +12,9 @@
 //           whose rows end with the group's (group_maps.hpp), or from registers. In the k_offsets
 //           form a group's D is a whole batch entry;
 //   B       and the bias are the group's batch entry;
+//   ptr     in the ptr_array form (PTR_ARRAY: gemm_grouped()'s problems), each problem has its own
+//           sizes, tensor maps of A, B and D, and epilogue (GroupTable), and its matrices one
+//           batch entry each;
 //   K       in the k_offsets form a group's K values start anywhere and end anywhere: its K loop
 //           starts at the group's first, and its loads go through the group's own tensor maps
 //           (group_maps.hpp), whose K extent ends with the group, so TMA fills the K values past
@@ -35,14 +38,8 @@ namespace tilegemm::sm90 {
 
 template <Sm90Shape kShape>
 __device__ __forceinline__ GroupedTiles grouped_tiles(const GemmArgs& args) {
-  return {args.groups.form,
-          args.groups.sizes,
-          int32_t(args.batch_count),
-          args.m,
-          int32_t(cdiv(args.n, kShape.block_n)),
-          kShape.block_m,
-          args.group_size_m,
-          args.k};
+  return {args.groups.form, args.groups.sizes, int32_t(args.batch_count), args.m, args.n,
+          kShape.block_m,   kShape.block_n,    args.group_size_m,         args.k};
 }
 
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
@@ -52,12 +49,13 @@ __device__ __forceinline__ GroupedTiles grouped_tiles(const GemmArgs& args) {
 // for the tma route alone (D = alpha * AB through the store buffers, the last chunks of a tile
 // held into the next one's K loop, as in the dense kernel); else launch.route is scaled or general
 // (the routes from registers), or tma_general for k_offsets. launch.pairs as for the dense kernel;
-// the rest of `launch` is unused. group_maps: the groups' maps, one entry per group (k_offsets:
-// always; the rows forms: on the tma route; else null).
-template <class E, class Shape, bool A_MN, bool B_MN, bool PLAIN>
+// the rest of `launch` is unused. table.maps: the groups' maps, one entry per group (k_offsets
+// and ptr_array: always; the rows forms: on the tma route; else null). PTR_ARRAY: the ptr_array
+// form, its problems' epilogues in table.epilogues (`maps` and args.epilogue unused).
+template <class E, class Shape, bool A_MN, bool B_MN, bool PLAIN, bool PTR_ARRAY>
 __global__ void __launch_bounds__(Shape::value.threads(), 1)
     sm90_grouped_gemm(const __grid_constant__ Sm90TensorMaps maps, GemmArgs args, Sm90Launch launch,
-                      const GroupMaps* group_maps) {
+                      GroupTable table) {
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
   constexpr Sm90Shape kShape = Shape::value;
   static_assert(kShape.cluster_size() == 1 && !kShape.ping_pong(), "programs on their own");
@@ -71,11 +69,16 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
   const Pipeline<kShape.num_stages, 1> pipeline{smem.full, smem.empty};
   const int programs = int(gridDim.x);
   // k_offsets: A and B are one matrix each, shared by the groups along K.
-  const bool k_form = args.groups.form == GroupForm::k_offsets;
+  const bool k_form = !PTR_ARRAY && args.groups.form == GroupForm::k_offsets;
+  // Where each group's loads go through maps of its own.
+  const bool own_ab = k_form || PTR_ARRAY;
+  const GroupMaps* group_maps = table.maps;
 
   if (threadIdx.x == 0) {
-    prefetch_tensormap(maps.a);
-    prefetch_tensormap(maps.b);
+    if constexpr (!PTR_ARRAY) {
+      prefetch_tensormap(maps.a);
+      prefetch_tensormap(maps.b);
+    }
     if (k_form && launch.route != StoreRoute::scaled && launch.route != StoreRoute::general) {
       prefetch_tensormap(maps.d);
     }
@@ -92,10 +95,10 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
       PipelineState<kShape.num_stages> ring;
       GroupCursor cursor;
       const CUtensorMap *map_a = &maps.a, *map_b = &maps.b;
-      int mapped = -1;  // the group whose maps the loads go through (k_offsets)
+      int mapped = -1;  // the group whose maps the loads go through (own_ab)
       for (int item = int(blockIdx.x); tiles.seek(cursor, item); item += programs) {
         const GroupedTile work = tiles.tile(cursor, item);
-        if (k_form && work.group != mapped) {
+        if (own_ab && work.group != mapped) {
           map_a = &group_maps[work.group].a;
           map_b = &group_maps[work.group].b;
           acquire_tensormap(*map_a);
@@ -104,7 +107,7 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
         }
         const int a_row = int(work.row0(kShape.block_m)),
                   b_col = int(work.tile.pid_n) * kShape.block_n;
-        const int a_batch = k_form ? 0 : int(work.rows.batch), b_batch = k_form ? 0 : work.group;
+        const int a_batch = own_ab ? 0 : int(work.rows.batch), b_batch = own_ab ? 0 : work.group;
         const int k_steps = int(cdiv(work.k.size(), Mainloop::BK));
         for (int kt = 0; kt < k_steps; ++kt, ring.advance()) {
           Mainloop::load_step_at(*map_a, *map_b, smem, a_row, a_batch, b_col, b_batch, kt,
@@ -126,20 +129,23 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
     const GroupedTiles tiles = grouped_tiles<kShape>(args);
     GroupCursor cursor;
     // D's map: the whole matrix's (k_offsets: a group's D is a batch entry), or on the tma route
-    // of the rows forms the group's own, acquired by the thread that issues the stores when the
-    // walk enters the group. The chunks held from the last tile go through that tile's map.
+    // of the rows forms and ptr_array the group's own, acquired by the thread that issues the
+    // stores when the walk enters the group. The chunks held from the last tile go through that
+    // tile's map.
     const bool group_d = PLAIN && !k_form;
     const CUtensorMap *map_d = &maps.d, *held_map = &maps.d;
     int mapped = -1;
     // Where the store buffers go (built at each use: sm90_tma_store.cuh). The routes from registers
     // (scaled, general) hand no buffers over; tma_general waits for its buffers' last stores
     // itself, and finish() for every store's read.
-    const auto target = [&](const CUtensorMap& map) {
-      return ChunkTarget{map, args.epilogue.d, args.m, args.n, false};
+    const auto target = [&](const CUtensorMap& map, const EpilogueParams& e) {
+      return ChunkTarget{map, e.d, args.m, args.n, false};
     };
     // PLAIN: the last tile's held chunks go out while one of this tile's K steps runs.
     const auto store_held = [&] {
-      if constexpr (PLAIN) epilogue.overlap(args.epilogue, target(*held_map), false, 0, 0, 0);
+      if constexpr (PLAIN) {
+        epilogue.overlap(args.epilogue, target(*held_map, args.epilogue), false, 0, 0, 0);
+      }
     };
     for (int item = int(blockIdx.x); tiles.seek(cursor, item); item += programs) {
       const int k_steps = int(cdiv(cursor.k.size(), Mainloop::BK));
@@ -168,14 +174,16 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
       }
       // The epilogue's batch entry is the group's (its bias; C and D of the offsets form have
       // batch stride 0), its rows those of the group from the group's first row. A TMA store's
-      // batch coordinate is D's entry: 0 in the offsets form, whose D map has one.
-      const int64_t entry = PLAIN ? work.rows.batch : int64_t(work.group);
-      epilogue.store(args.epilogue, target(*map_d), launch.route, acc,
-                     BatchedTile{entry, work.tile}, kShape.block_m, my_row, work.rows.end, args.n,
+      // batch coordinate is D's entry: 0 in the offsets form, whose D map has one, and in
+      // ptr_array, whose problems' matrices have one.
+      const int64_t entry = PLAIN || PTR_ARRAY ? work.rows.batch : int64_t(work.group);
+      const EpilogueParams& e = PTR_ARRAY ? table.epilogues[work.group] : args.epilogue;
+      epilogue.store(e, target(*map_d, e), launch.route, acc, BatchedTile{entry, work.tile},
+                     kShape.block_m, my_row, work.rows.end, PTR_ARRAY ? work.n : args.n,
                      launch.pairs, work.rows.begin);
       held_map = map_d;
     }
-    epilogue.finish(target(*held_map), launch.route);
+    epilogue.finish(target(*held_map, args.epilogue), launch.route);
   }
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
 }
