@@ -263,16 +263,28 @@ BenchRow bench_moe_case(const MoeCase& c, const BenchOptions& o, const harness::
     }
     return Status::success();
   };
+  // The same groups as problems of their own (gemm_grouped: the ptr_array form), into tilegemm's D.
+  std::vector<GemmProblem> problems;
+  for (const auto& [q, d] : loop) problems.push_back(q);
 
   GemmReport report;
   if (Status s = gemm(p, first_options, &report); !s.ok()) fail(s.message);
   if (Status s = cublas_loop(); !s.ok()) fail(s.message);
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
+  GemmReport problems_report;
+  if (Status s = gemm_grouped(problems, first_options, &problems_report); !s.ok()) fail(s.message);
   const GemmOptions options = timed_options(first_options);
   const std::vector<TimeSpread> spread =
-      timer.spread_ms({[&] { return gemm(p, options); }, cublas_loop}, o.reps);
+      timer.spread_ms({[&] { return gemm(p, options); }, cublas_loop,
+                       [&] { return gemm_grouped(problems, options); }},
+                      o.reps);
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
   cudaFree(cublas_d);
+  // gemm_grouped's D first, then the grouped call's, each from NaN.
+  if (Status s = w->poison_output(); !s.ok()) fail(s.message);
+  if (Status s = gemm_grouped(problems, options); !s.ok()) fail(s.message);
+  if (Status s = w->fetch_output(); !s.ok()) fail(s.message);
+  const double ptr_array_error = w->check(2e10);
   if (Status s = w->poison_output(); !s.ok()) fail(s.message);
   if (Status s = gemm(p, options); !s.ok()) fail(s.message);
   if (Status s = w->fetch_output(); !s.ok()) fail(s.message);
@@ -297,9 +309,19 @@ BenchRow bench_moe_case(const MoeCase& c, const BenchOptions& o, const harness::
   r.tilegemm_gbs = w->min_bytes() / (r.tilegemm_ms * 1e-3) / 1e9;
   // A sample of rows: the groups' reference runs group by group on the host.
   r.relative_error = w->check(2e10);
+  r.ptr_array_tflops = flops / (spread[2].median * 1e-3) / 1e12;
+  r.ptr_array_error = ptr_array_error;
+  char ptr_array[224];
+  std::snprintf(ptr_array, sizeof(ptr_array),
+                "; as %zu problems of their own (gemm_grouped, %s %s): %.1f TFLOP/s, %.2fx the "
+                "loop, rel.err %.1e",
+                problems.size(),
+                problems_report.kernel_note.empty() ? "one launch" : "one call per problem",
+                to_string(problems_report.config).c_str(), r.ptr_array_tflops,
+                r.ptr_array_tflops / r.cublas_tflops, ptr_array_error);
   r.note = c.name + ": " + std::to_string(c.rows.size()) + " groups (" +
            std::string(to_string(c.form)) + "); cuBLAS: a loop of " + std::to_string(loop.size()) +
-           " calls; rel.err against the float64 reference";
+           " calls; rel.err against the float64 reference" + ptr_array;
   r.groups = std::string(to_string(c.form)) + " ";
   for (size_t g = 0; g < c.rows.size(); ++g) r.groups += (g ? "," : "") + std::to_string(c.rows[g]);
   return r;

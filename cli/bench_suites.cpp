@@ -149,6 +149,10 @@ void write_json(std::ostream& out, const std::vector<BenchRow>& rows) {
                  {"commit", r.commit},
                  {"note", r.note}});
     if (!r.groups.empty()) j.back()["groups"] = r.groups;
+    if (r.ptr_array_tflops > 0) {
+      j.back()["ptr_array_tflops"] = r.ptr_array_tflops;
+      j.back()["ptr_array_error"] = r.ptr_array_error;
+    }
   }
   out << j.dump(2) << '\n';
 }

@@ -48,6 +48,9 @@ struct BenchRow {
   std::string note;  // what gemm() did first, e.g. the aligned copies (GemmReport::aligned_copies)
   // A grouped row's groups: the form and each group's rows (JSON only), e.g. "offsets 512,512".
   std::string groups;
+  // A moe row's groups as problems of their own in one gemm_grouped() call (the ptr_array form),
+  // timed beside the grouped call, and its error (JSON only; 0: not run).
+  double ptr_array_tflops = 0, ptr_array_error = 0;
   // The run's machine and source: the GPU's name, its driver, the source tree's commit.
   std::string gpu, driver, commit;
 };

@@ -132,6 +132,13 @@ fi
         echo "synccheck $case rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.tmp")"
       fi
     done
+    # gemm_grouped()'s problems in one launch (the ptr_array form), from the GPU tests.
+    for tool in memcheck racecheck synccheck; do
+      timeout "$RUN_TIMEOUT" compute-sanitizer --tool $tool --error-exitcode 9 \
+        "$BUILD/tests/tilegemm_gpu_tests" --gtest_filter=GpuGrouped.SmallProblemsEveryRoute \
+        > "$OUT/sanitizer.tmp" 2>&1
+      echo "$tool sm90:bf16:gemm_grouped rc=$? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/sanitizer.tmp")"
+    done
   fi
 } > "$OUT/run.log" 2>&1
 rm -f "$OUT/sanitizer.tmp"
