@@ -286,6 +286,49 @@ nb::object grouped(const Array& a, const Array& b, const Array& out, const Array
   return execute(call, workspace_alloc, false);
 }
 
+// Problems of their own (tilegemm.gemm_grouped): each a call of its own, read as matmul's are,
+// run together by gemm_grouped() with the first one's options; a workspace from
+// `workspace_alloc` while the stream captures, as execute() takes one.
+void run_grouped(const std::vector<Array>& a, const std::vector<Array>& b,
+                 const std::vector<Array>& out, const std::vector<std::optional<Array>>& c,
+                 const std::vector<std::optional<Array>>& bias, const std::vector<double>& alpha,
+                 const std::vector<double>& beta, const std::string& activation, double slope,
+                 const std::string& config, const std::string& kernel, const std::string& backend,
+                 uintptr_t stream, nb::object workspace_alloc) {
+  std::vector<GemmProblem> problems;
+  Call first;
+  for (size_t i = 0; i < a.size(); ++i) {
+    try {
+      Call call = make_call(a[i], b[i], out[i], c[i], bias[i], alpha[i], beta[i], activation, slope,
+                            "ieee", config, kernel, backend, "", stream);
+      if (i == 0) first = call;
+      problems.push_back(call.problem);
+    } catch (const nb::builtin_exception& e) {
+      throw nb::builtin_exception(e.type(),
+                                  ("problems[" + std::to_string(i) + "]: " + e.what()).c_str());
+    }
+  }
+  if (problems.empty()) return;
+  DeviceScope scope(first.device);
+  nb::object workspace;
+  if (first.device >= 0 && !workspace_alloc.is_none() && capturing(first.problem.stream)) {
+    size_t bytes = 0;
+    if (Status s = grouped_workspace_size(problems, first.options, &bytes); !s.ok()) raise(s);
+    if (bytes > 0) {
+      workspace = workspace_alloc(bytes);
+      const Array buffer = nb::cast<Array>(workspace);
+      first.options.workspace = const_cast<void*>(buffer.data());
+      first.options.workspace_bytes = bytes;
+    }
+  }
+  Status status;
+  {
+    nb::gil_scoped_release release;
+    status = gemm_grouped(problems, first.options);
+  }
+  if (!status.ok()) raise(status);
+}
+
 nb::dict plan_call(const Array& a, const Array& b, const Array& out, const std::optional<Array>& c,
                    const std::optional<Array>& bias, double alpha, double beta,
                    const std::string& activation, double slope, const std::string& precision,
@@ -462,6 +505,9 @@ NB_MODULE(_tilegemm, m) {
         "activation"_a, "leaky_relu_slope"_a, "input_precision"_a, "config"_a, "kernel"_a,
         "backend"_a, "autotune"_a, "stream"_a, "workspace_alloc"_a.none(), "report"_a);
   m.def("grouped", &grouped, "a"_a, "b"_a, "out"_a, "sizes"_a, "form"_a, "bias"_a.none(), "alpha"_a,
+        "activation"_a, "leaky_relu_slope"_a, "config"_a, "kernel"_a, "backend"_a, "stream"_a,
+        "workspace_alloc"_a.none());
+  m.def("run_grouped", &run_grouped, "a"_a, "b"_a, "out"_a, "c"_a, "bias"_a, "alpha"_a, "beta"_a,
         "activation"_a, "leaky_relu_slope"_a, "config"_a, "kernel"_a, "backend"_a, "stream"_a,
         "workspace_alloc"_a.none());
   m.def("plan", &plan_call, "a"_a, "b"_a, "out"_a, "c"_a.none(), "bias"_a.none(), "alpha"_a,

@@ -1,6 +1,8 @@
 """tilegemm.grouped_mm on NumPy arrays (the CPU backend): the three forms of sizes (offs over a 3-D
-b, counts, and offs over a 2-D b: K split into groups), layouts, a bias per group and activations, against a float64 reference per group on fresh random data;
-rows outside the groups are left as they were; bad arguments raise naming them."""
+b, counts, and offs over a 2-D b: K split into groups), layouts, a bias per group and activations,
+against a float64 reference per group on fresh random data; rows outside the groups are left as
+they were; bad arguments raise naming them. And gemm_grouped: problems of their own, each its own
+sizes and epilogue."""
 
 import numpy as np
 import pytest
@@ -131,3 +133,59 @@ def test_bad_arguments_raise_naming_them_and_leave_out_alone(what, args, excepti
         tilegemm.grouped_mm(a, b, offs, out=out, **args)
     assert words in str(raised.value)
     np.testing.assert_array_equal(out, before)
+
+
+def problems(count, dtype, layout_b="row"):
+    """gemm_grouped's problems: random sizes each (no rows, no columns, no K among them)."""
+    a, b = [], []
+    for i in range(count):
+        m, n, k = (int(x) for x in rng.integers(1, 60, size=3))
+        m, n, k = (0 if i == 1 else m), (0 if i == 2 else n), (0 if i == 3 else k)
+        a.append(rng.standard_normal((m, k)).astype(dtype))
+        b.append(weights(1, k, n, dtype, layout_b)[0])
+    return a, b
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("layout_b", ["row", "col"])
+def test_gemm_grouped_problems_of_their_own(dtype, layout_b):
+    a, b = problems(6, dtype, layout_b)
+    c = [rng.standard_normal((x.shape[0], y.shape[1])).astype(dtype) if i % 2 else None
+         for i, (x, y) in enumerate(zip(a, b))]
+    bias = [rng.standard_normal(y.shape[1]).astype(dtype) if i % 3 else None
+            for i, y in enumerate(b)]
+    alpha = [0.5 + 0.25 * i for i in range(6)]
+    out = [np.full((x.shape[0], y.shape[1]), np.nan, dtype) for x, y in zip(a, b)]
+    result = tilegemm.gemm_grouped(a, b, c=c, alpha=alpha, beta=-0.5, bias=bias,
+                                   activation="gelu", out=out)
+    assert all(r is o for r, o in zip(result, out))
+    for i in range(6):
+        expected = reference64(a[i], b[i], c=c[i], alpha=alpha[i],
+                               beta=-0.5 if c[i] is not None else 0.0, bias=bias[i],
+                               activation="gelu")
+        assert relative_error(out[i], expected) < TOLERANCE[np.dtype(dtype).name], i
+    fresh = tilegemm.gemm_grouped(a, b)  # new results, each of its own shape
+    for i in range(6):
+        assert fresh[i].shape == (a[i].shape[0], b[i].shape[1])
+        assert relative_error(fresh[i], reference64(a[i], b[i])) < \
+            TOLERANCE[np.dtype(dtype).name], i
+    assert tilegemm.gemm_grouped([], []) == []
+
+
+def test_gemm_grouped_errors_name_the_problem():
+    a, b = problems(3, np.float32)
+    out = [np.full((x.shape[0], y.shape[1]), np.nan, np.float32) for x, y in zip(a, b)]
+    with pytest.raises(TypeError, match="a list or tuple"):
+        tilegemm.gemm_grouped(a[0], b)
+    with pytest.raises(ValueError, match="b: 2 arrays, while a has 3"):
+        tilegemm.gemm_grouped(a, b[:2])
+    with pytest.raises(ValueError, match="alpha: 2 values for 3 problems"):
+        tilegemm.gemm_grouped(a, b, alpha=[1.0, 2.0])
+    with pytest.raises(ValueError, match=r"problems\[2\]: a, b: each problem is"):
+        tilegemm.gemm_grouped(a, b[:2] + [b[2][None]], out=out)
+    with pytest.raises(TypeError, match=r"problems\[1\]"):
+        tilegemm.gemm_grouped(a, [b[0], b[1].astype(np.float64), b[2]], out=out)
+    with pytest.raises(ValueError, match=r"problems\[1\]\.a\.dtype is fp16 but problems\[0\]"):
+        tilegemm.gemm_grouped([a[0], a[1].astype(np.float16), a[2]],
+                              [b[0], b[1].astype(np.float16), b[2]], out=out)
+    assert all(np.isnan(o).all() for o in out)  # nothing was written

@@ -249,3 +249,38 @@ def test_grouped_mm_offsets_and_counts_in_device_memory(dtype, layout_b):
     for g, c in enumerate(counts.tolist()):
         if c > 0:
             assert rel(d[g, :c], a3[g, :c].double() @ b3[g].double()) < TOL["bf16"]
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_gemm_grouped_problems_in_one_launch_and_under_a_graph(dtype):
+    sizes = [(300, 200, 520), (0, 64, 64), (64, 0, 64), (17, 256, 0), (1, 136, 72), (512, 384, 256)]
+    a = [torch.randn(m, k, device="cuda").to(dtype) for m, n, k in sizes]
+    b = [operand(k, n, dtype, "T") for m, n, k in sizes]
+    bias = [torch.randn(n, device="cuda").to(dtype) for m, n, k in sizes]
+    alpha = [0.5 + 0.25 * i for i in range(len(sizes))]
+    d = tilegemm.gemm_grouped(a, b, alpha=alpha, bias=bias, activation="silu")
+    for i, (m, n, k) in enumerate(sizes):
+        assert d[i].shape == (m, n) and d[i].dtype == dtype
+        if m and n:
+            z = alpha[i] * (a[i].double() @ b[i].double()) + bias[i].double()
+            assert rel(d[i], ACT["silu"](z)) < TOL["bf16"], i
+    with pytest.raises(ValueError, match="grad"):
+        tilegemm.gemm_grouped(a, [b[0].requires_grad_()] + b[1:])
+    b[0].requires_grad_(False)
+    # Captured once (D = AB: the TMA route), replayed on new inputs.
+    out = [torch.empty(m, n, device="cuda", dtype=dtype) for m, n, k in sizes]
+    tilegemm.gemm_grouped(a, b, out=out)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        tilegemm.gemm_grouped(a, b, out=out)
+    for _ in range(2):
+        for x in a:
+            x.copy_(torch.randn(x.shape, device="cuda").to(dtype))
+        for o in out:
+            o.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        for i, (m, n, k) in enumerate(sizes):
+            if m and n:
+                assert rel(out[i], a[i].double() @ b[i].double()) < TOL["bf16"], i

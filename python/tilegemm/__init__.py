@@ -16,6 +16,7 @@ __version__ = _native.version()
 __all__ = [
     "matmul",
     "grouped_mm",
+    "gemm_grouped",
     "plan",
     "tune",
     "explain",
@@ -68,6 +69,30 @@ def grouped_mm(a, b, offs=None, *, counts=None, bias=None, alpha=1.0, activation
     """
     return adapter_of(a).grouped_mm(a, b, offs, counts, bias, alpha, activation,
                                     leaky_relu_slope, out_dtype, out, config, kernel, backend)
+
+
+def gemm_grouped(a, b, *, c=None, alpha=1.0, beta=None, bias=None, activation=None,
+                 leaky_relu_slope=0.01, out_dtype=None, out=None, config=None, kernel="auto",
+                 backend="auto"):
+    """Problems of their own in one call (CUTLASS's grouped GEMM over lists of tensors, cuBLAS's
+    grouped batched GEMM): returns the list of ``activation(alpha[i] * a[i] @ b[i] + beta[i] *
+    c[i] + bias[i])``, written into ``out[i]`` when given.
+
+    a, b: lists (or tuples) of 2-D arrays, a[i] (M_i, K_i) and b[i] (K_i, N_i), every size its
+    own; all of one library, dtype and device. c, bias, out: None, or a list with one entry per
+    problem (each may be None). alpha, beta: one number for every problem (beta: for those with
+    a c), or a list; beta defaults to 1 where c[i] is given. On the GPU (fp16 and bf16 on Hopper) they run in one
+    launch; otherwise one call after another. Errors name the problem: "problems[3]: ...". The
+    other arguments as ``matmul``; no gradients yet.
+    """
+    if not isinstance(a, (list, tuple)) or not a:
+        if isinstance(a, (list, tuple)):
+            return []
+        raise TypeError(f"a: a list or tuple of arrays, one per problem (got a "
+                        f"{type(a).__module__}.{type(a).__name__})")
+    return adapter_of(a[0]).gemm_grouped(a, b, c, alpha, beta, bias, activation,
+                                          leaky_relu_slope, out_dtype, out, config, kernel,
+                                          backend)
 
 
 def plan(a, b, *, c=None, alpha=1.0, beta=None, bias=None, activation=None, out_dtype=None,

@@ -38,6 +38,26 @@ def _text(name, value, default=""):
     return value
 
 
+def _count(name, arrays):
+    """How many arrays a sequence of them (gemm_grouped's a and b) holds."""
+    if not isinstance(arrays, (list, tuple)):
+        raise TypeError(f"{name}: a list or tuple of arrays, one per problem (got a "
+                        f"{type(arrays).__module__}.{type(arrays).__name__})")
+    return len(arrays)
+
+
+def _each(name, value, count, number=False):
+    """gemm_grouped's per-problem argument as a list of `count` values: a sequence of them, or
+    one value for every problem (a number, for alpha and beta; None)."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != count:
+            raise ValueError(f"{name}: {len(value)} values for {count} problems")
+        return list(value)
+    if value is not None and not number:
+        raise TypeError(f"{name}: a list or tuple, one per problem (or None)")
+    return [value] * count
+
+
 def output_shape(a_shape, b_shape):
     """torch.matmul's output shape for the batches tilegemm takes (array_problem.hpp)."""
     if len(a_shape) == 2 and len(b_shape) == 2:
@@ -173,6 +193,49 @@ class Adapter:
                         _text("backend", backend, "auto"), stream, self.workspace_alloc(a))
         return self.finish(out, stream) if not given else out
 
+    def gemm_grouped(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype,
+                     out, config, kernel, backend):
+        count = _count("a", a)
+        if _count("b", b) != count:
+            raise ValueError(f"b: {len(b)} arrays, while a has {count}")
+        cs, biases, outs = (_each(name, x, count) for name, x in
+                            (("c", c), ("bias", bias), ("out", out)))
+        alphas = _each("alpha", alpha, count, number=True)
+        betas = _each("beta", beta, count, number=True)
+        if not isinstance(beta, (list, tuple)):  # one beta: for the problems that have a c
+            betas = [None if x is None else y for x, y in zip(cs, betas)]
+        results, args = [], []
+        for i in range(count):
+            try:
+                if len(a[i].shape) != 2 or len(b[i].shape) != 2:
+                    raise ValueError(f"a, b: each problem is (M, K) @ (K, N); these are "
+                                     f"{tuple(a[i].shape)} and {tuple(b[i].shape)}")
+                (c_i, bias_i, alpha_i, beta_i, act, slope, _), dtype = self.arguments(
+                    a[i], b[i], cs[i], alphas[i], betas[i], biases[i], activation,
+                    leaky_relu_slope, "ieee", out_dtype, outs[i])
+                if outs[i] is None:
+                    result = self.empty(output_shape(a[i].shape, b[i].shape),
+                                        a[i].dtype if dtype is None else dtype, a[i])
+                else:
+                    self.check_writable(outs[i])
+                    result = outs[i]
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"problems[{i}]: {e}") from None
+            results.append(result)
+            args.append((c_i, bias_i, alpha_i, beta_i))
+        if count == 0:
+            return results
+        native = self.native
+        stream = self.stream(a[0])
+        _native.run_grouped([native(x) for x in a], [native(x) for x in b],
+                            [native(x) for x in results],
+                            [None if x[0] is None else native(x[0]) for x in args],
+                            [None if x[1] is None else native(x[1]) for x in args],
+                            [x[2] for x in args], [x[3] for x in args], act, slope,
+                            _text("config", config), _text("kernel", kernel, "auto"),
+                            _text("backend", backend, "auto"), stream, self.workspace_alloc(a[0]))
+        return [self.finish(x, stream) for x in results] if out is None else outs
+
     def plan(self, a, b, c, alpha, beta, bias, activation, out_dtype, config, kernel, backend,
              input_precision, autotune):
         common, out_dtype = self.arguments(a, b, c, alpha, beta, bias, activation, 0.01,
@@ -302,6 +365,17 @@ class JaxAdapter(Adapter):
                 x.block_until_ready()
         return super().grouped_mm(a, b, offs, counts, bias, alpha, activation, leaky_relu_slope,
                                   out_dtype, None, config, kernel, backend)
+
+    def gemm_grouped(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype,
+                     out, config, kernel, backend):
+        if out is not None:
+            raise ValueError("out: JAX arrays are immutable; gemm_grouped returns new ones")
+        for group in (a, b, c, bias):
+            for x in group if isinstance(group, (list, tuple)) else ():
+                if x is not None and self.owns(x):
+                    x.block_until_ready()
+        return super().gemm_grouped(a, b, c, alpha, beta, bias, activation, leaky_relu_slope,
+                                    out_dtype, None, config, kernel, backend)
 
     def finish(self, out, stream):
         _native.synchronize(stream)

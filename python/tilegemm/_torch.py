@@ -153,6 +153,16 @@ class TorchAdapter(Adapter):
         return Adapter.grouped_mm(self, a, b, offs, counts, bias, alpha, activation,
                                   leaky_relu_slope, out_dtype, out, config, kernel, backend)
 
+    def gemm_grouped(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype,
+                     out, config, kernel, backend):
+        if torch.is_grad_enabled() and any(
+                _requires_grad(x) for group in (a, b, c, bias)
+                if isinstance(group, (list, tuple)) for x in group):
+            raise ValueError("a, b, c, bias: gemm_grouped computes no gradients yet; call it "
+                             "under torch.no_grad() or on tensors that do not require grad")
+        return Adapter.gemm_grouped(self, a, b, c, alpha, beta, bias, activation,
+                                    leaky_relu_slope, out_dtype, out, config, kernel, backend)
+
     def matmul(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype, out,
                config, kernel, backend, input_precision, autotune):
         traced = torch.compiler.is_compiling()

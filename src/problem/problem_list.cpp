@@ -1,6 +1,7 @@
 #include "problem/problem_list.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,18 +23,36 @@ std::pair<uintptr_t, uintptr_t> d_bytes(const GemmProblem& p) {
   return {first, first + uintptr_t(d.offset(0, p.m - 1, p.n - 1) + 1) * dtype_size(p.d.dtype)};
 }
 
+// Whether a rows x cols matrix's storage order says anything: one of a single row or column
+// (or none) is both row- and column-major.
+bool ordered(int64_t rows, int64_t cols) { return rows > 1 && cols > 1; }
+
 // Where problem g differs from problems[0] in what the problems share; empty where it does not.
-std::string differs(const GemmProblem& p, const GemmProblem& first, size_t g) {
-  const auto same = [&](const char* what, auto mine, auto theirs) -> std::string {
+// Storage orders are compared with the first problem where the matrix has one (`ordered_at`: its
+// index for A, B and D, updated here).
+std::string differs(std::span<const GemmProblem> problems, size_t g, size_t (&ordered_at)[3]) {
+  const GemmProblem &p = problems[g], &first = problems[0];
+  const auto same = [&](const char* what, auto mine, auto theirs, size_t at) -> std::string {
     if (mine == theirs) return {};
-    return name_of(g) + "." + what + " is " + std::string(to_string(mine)) + " but problems[0]." +
-           what + " is " + std::string(to_string(theirs)) +
+    return name_of(g) + "." + what + " is " + std::string(to_string(mine)) + " but " + name_of(at) +
+           "." + what + " is " + std::string(to_string(theirs)) +
            " (the problems share the element types and storage orders of A, B, C and D)";
   };
+  const auto same_order = [&](const char* what, int index, bool has_order, Layout mine,
+                              auto layout_of) -> std::string {
+    if (!has_order) return {};
+    if (ordered_at[index] == SIZE_MAX) ordered_at[index] = g;
+    return same(what, mine, layout_of(problems[ordered_at[index]]), ordered_at[index]);
+  };
   for (const std::string& why :
-       {same("a.dtype", p.a.dtype, first.a.dtype), same("a.layout", p.a.layout, first.a.layout),
-        same("b.dtype", p.b.dtype, first.b.dtype), same("b.layout", p.b.layout, first.b.layout),
-        same("d.dtype", p.d.dtype, first.d.dtype), same("d.layout", p.d.layout, first.d.layout)}) {
+       {same("a.dtype", p.a.dtype, first.a.dtype, 0), same("b.dtype", p.b.dtype, first.b.dtype, 0),
+        same("d.dtype", p.d.dtype, first.d.dtype, 0),
+        same_order("a.layout", 0, ordered(p.m, p.k), p.a.layout,
+                   [](const GemmProblem& q) { return q.a.layout; }),
+        same_order("b.layout", 1, ordered(p.k, p.n), p.b.layout,
+                   [](const GemmProblem& q) { return q.b.layout; }),
+        same_order("d.layout", 2, ordered(p.m, p.n), p.d.layout,
+                   [](const GemmProblem& q) { return q.d.layout; })}) {
     if (!why.empty()) return why;
   }
   if (p.fast_accumulation != first.fast_accumulation) {
@@ -50,6 +69,7 @@ std::string differs(const GemmProblem& p, const GemmProblem& first, size_t g) {
 Status validate_problems(std::span<const GemmProblem> problems) {
   const GemmProblem* reads_c = nullptr;  // the first problem that reads C
   size_t reads_c_at = 0;
+  size_t ordered_at[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
   for (size_t g = 0; g < problems.size(); ++g) {
     const GemmProblem& p = problems[g];
     if (Status s = validate(p); !s.ok()) return {s.code, name_of(g) + "." + s.message};
@@ -66,11 +86,13 @@ Status validate_problems(std::span<const GemmProblem> problems) {
                                              std::string(to_string(p.scales.mode)) +
                                              ": gemm_grouped() takes no fp8 scales yet"};
     }
-    if (std::string why = differs(p, problems[0], g); !why.empty()) return invalid(why);
+    if (std::string why = differs(problems, g, ordered_at); !why.empty()) return invalid(why);
     if (p.epilogue.beta != 0.0f) {
       if (reads_c == nullptr) {
         reads_c = &p, reads_c_at = g;
-      } else if (p.c.dtype != reads_c->c.dtype || p.c.layout != reads_c->c.layout) {
+      } else if (p.c.dtype != reads_c->c.dtype ||
+                 (ordered(p.m, p.n) && ordered(reads_c->m, reads_c->n) &&
+                  p.c.layout != reads_c->c.layout)) {
         return invalid(name_of(g) + ".c differs in element type or storage order from " +
                        name_of(reads_c_at) + ".c (the problems that read C share them)");
       }

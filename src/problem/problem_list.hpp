@@ -10,8 +10,9 @@
 namespace tilegemm {
 
 // Each problem valid (validate()), a single GEMM (batch_count 1, groups none, no fp8 scales),
-// with the element types and storage orders of A, B, C (where read) and D, fast_accumulation and
-// the stream of problems[0], and no two of them writing the same memory of D. Errors name the
+// with the element types of A, B, C (where read) and D, fast_accumulation and the stream of
+// problems[0], the same storage order of each matrix wherever it has one (more than one row and
+// column), and no two of them writing the same memory of D. Errors name the
 // problem: "problems[3].b.ld must be ...".
 Status validate_problems(std::span<const GemmProblem> problems);
 

@@ -447,6 +447,12 @@ TEST(GroupedProblemsValidation, EveryRuleNamesTheProblemAndNothingIsWritten) {
   p[2].a.ld = 0;
   expect(p, "problems[2].a.layout is col but problems[0].a.layout is row");
   p = base();
+  p[2].m = 1;  // a single row is both row- and column-major
+  p[2].a.layout = Layout::col_major;
+  p[2].a.ld = 1;
+  size_t bytes = 0;
+  EXPECT_TRUE(grouped_workspace_size(p, cpu(), &bytes).ok());
+  p = base();
   p[1].stream = reinterpret_cast<void*>(64);
   expect(p, "problems[1].stream differs");
   p = base();

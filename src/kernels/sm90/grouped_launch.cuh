@@ -214,7 +214,15 @@ Status launch_ptr_array_shape(std::span<const GemmArgs> problems, gpu::Workspace
   int device = 0, sms = 0;
   if (Status s = current_device_sms(&device, &sms); !s.ok()) return s;
   const int programs = int(items < sms ? items : sms);
-  const bool a_mn = operand_a(args).mn_major, b_mn = operand_b(args).mn_major;
+  // The operands' storage orders: those of every problem with tiles and K values (sm90.cu's
+  // problems_check).
+  bool a_mn = false, b_mn = false;
+  for (const GemmArgs& p : problems) {
+    if (p.m > 0 && p.n > 0 && p.k > 0) {
+      a_mn = operand_a(p).mn_major, b_mn = operand_b(p).mn_major;
+      break;
+    }
+  }
   auto* kernel = all_tma ? grouped_kernel<E, kShape, true, true>(a_mn, b_mn)
                          : grouped_kernel<E, kShape, false, true>(a_mn, b_mn);
   return launch_grouped_kernel<kShape>(kernel, programs, Sm90TensorMaps{}, args, launch, table,

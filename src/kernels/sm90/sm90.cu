@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <optional>
 
 #include "kernels/sm90/grouped_launch.cuh"
 #include "problem/dtype.hpp"
@@ -135,6 +136,11 @@ std::string grouped_config_check(const KernelConfig& c);
 std::string problems_check(std::span<const GemmProblem> problems, const KernelConfig& c) {
   if (std::string why = grouped_config_check(c); !why.empty()) return why;
   int64_t items = 0;
+  struct Majors {
+    bool a, b;
+    size_t at;
+  };
+  std::optional<Majors> majors;  // of the first problem with tiles and K values
   for (size_t g = 0; g < problems.size(); ++g) {
     const GemmProblem& p = problems[g];
     const std::string at = "kernel sm90: problems[" + std::to_string(g) + "]";
@@ -148,8 +154,16 @@ std::string problems_check(std::span<const GemmProblem> problems, const KernelCo
     if (p.m == 0 || p.n == 0) continue;  // no tiles: nothing of it is read
     const GemmArgs args = make_gemm_args(p, 8);
     if (p.k > 0) {
-      if (std::string why = tma_check(operand_a(args), "a"); !why.empty()) return at + ": " + why;
-      if (std::string why = tma_check(operand_b(args), "b"); !why.empty()) return at + ": " + why;
+      const OperandShape a = operand_a(args), b = operand_b(args);
+      if (std::string why = tma_check(a, "a"); !why.empty()) return at + ": " + why;
+      if (std::string why = tma_check(b, "b"); !why.empty()) return at + ": " + why;
+      // One launch reads every problem's operands in one order (a storage order that only a
+      // single row or column leaves open was taken as either).
+      if (!majors) majors = {a.mn_major, b.mn_major, g};
+      if (a.mn_major != majors->a || b.mn_major != majors->b) {
+        return at + ": its operands' storage orders differ from problems[" +
+               std::to_string(majors->at) + "]'s, which one launch reads alike";
+      }
     }
     items += cdiv(p.m, c.block_m) * cdiv(p.n, c.block_n);
   }
