@@ -228,6 +228,24 @@ nb::dict report_dict(const GemmReport& r) {
   return d;
 }
 
+// While `call`'s stream captures a CUDA graph: a workspace of the size `size_of` gives, from the
+// caller's allocator, set in call.options. Returns the allocation (None when there is none),
+// which must live until the call is enqueued.
+template <class SizeOf>
+nb::object capture_workspace(Call& call, nb::object workspace_alloc, SizeOf&& size_of) {
+  if (call.device < 0 || workspace_alloc.is_none() || !capturing(call.problem.stream)) {
+    return nb::none();
+  }
+  size_t bytes = 0;
+  if (Status s = size_of(&bytes); !s.ok()) raise(s);
+  if (bytes == 0) return nb::none();
+  nb::object workspace = workspace_alloc(bytes);
+  const Array buffer = nb::cast<Array>(workspace);
+  call.options.workspace = const_cast<void*>(buffer.data());
+  call.options.workspace_bytes = bytes;
+  return workspace;
+}
+
 // Runs a call: gemm() with the GIL released, a workspace from `workspace_alloc` while the stream
 // captures. Returns the report as a dict when asked for.
 nb::object execute(Call& call, nb::object workspace_alloc, bool want_report) {
@@ -237,17 +255,9 @@ nb::object execute(Call& call, nb::object workspace_alloc, bool want_report) {
   // (torch's caching allocator, CuPy's pool): the call may allocate nothing of its own then, and
   // the allocator keeps the memory for the graph's replays. Outside a capture the library's pool
   // serves, which costs no query per call.
-  nb::object workspace;
-  if (call.device >= 0 && !workspace_alloc.is_none() && capturing(call.problem.stream)) {
-    size_t bytes = 0;
-    if (Status s = workspace_size(call.problem, call.options, &bytes); !s.ok()) raise(s);
-    if (bytes > 0) {
-      workspace = workspace_alloc(bytes);
-      const Array buffer = nb::cast<Array>(workspace);
-      call.options.workspace = const_cast<void*>(buffer.data());
-      call.options.workspace_bytes = bytes;
-    }
-  }
+  const nb::object workspace = capture_workspace(call, workspace_alloc, [&](size_t* bytes) {
+    return workspace_size(call.problem, call.options, bytes);
+  });
   GemmReport report;
   Status status;
   {
@@ -310,17 +320,9 @@ void run_grouped(const std::vector<Array>& a, const std::vector<Array>& b,
   }
   if (problems.empty()) return;
   DeviceScope scope(first.device);
-  nb::object workspace;
-  if (first.device >= 0 && !workspace_alloc.is_none() && capturing(first.problem.stream)) {
-    size_t bytes = 0;
-    if (Status s = grouped_workspace_size(problems, first.options, &bytes); !s.ok()) raise(s);
-    if (bytes > 0) {
-      workspace = workspace_alloc(bytes);
-      const Array buffer = nb::cast<Array>(workspace);
-      first.options.workspace = const_cast<void*>(buffer.data());
-      first.options.workspace_bytes = bytes;
-    }
-  }
+  const nb::object workspace = capture_workspace(first, workspace_alloc, [&](size_t* bytes) {
+    return grouped_workspace_size(problems, first.options, bytes);
+  });
   Status status;
   {
     nb::gil_scoped_release release;
