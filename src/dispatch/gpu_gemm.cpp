@@ -2,12 +2,18 @@
 
 #include <algorithm>
 #include <climits>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
 
+#include "dispatch/call_signature.hpp"
 #include "dispatch/config_choice.hpp"
 #include "dispatch/kernel_choice.hpp"
 #include "kernels/aligned_copies.hpp"
 #include "problem/problem_list.hpp"
 #include "schedule/tile_order.hpp"
+#include "tune/autotuner.hpp"
+#include "tune/tune_cache.hpp"
 #include "tune/tuning_key.hpp"
 
 namespace tilegemm::dispatch {
@@ -64,6 +70,26 @@ Status choose_for_problems(std::span<const GemmProblem> problems, const GemmOpti
   return Status::success();
 }
 
+// The choices of calls that ran, by signature (call_signature.hpp), for the calls after them:
+// the kernel and config, whose can_implement passed. Only choices that needed no aligned copies
+// and whose config was the heuristic's or given are kept: a tuned or cached config may change
+// when the tuner runs, and a call with copies is large enough not to feel the choice.
+std::mutex remembered_mutex;
+std::unordered_map<CallSignature, Choice, CallSignatureHash> remembered;
+
+std::optional<Choice> remembered_choice(const CallSignature& signature) {
+  std::lock_guard lock(remembered_mutex);
+  if (auto it = remembered.find(signature); it != remembered.end()) return it->second;
+  return std::nullopt;
+}
+
+void remember_choice(const CallSignature& signature, const Choice& choice) {
+  if (choice.source != "heuristic" && choice.source != "given") return;
+  std::lock_guard lock(remembered_mutex);
+  if (remembered.size() >= 4096) remembered.clear();  // a bound for programs of many shapes
+  remembered.emplace(signature, choice);
+}
+
 }  // namespace
 
 Status gpu_available() {
@@ -73,12 +99,14 @@ Status gpu_available() {
 }
 
 Status launch(const gpu::Kernel& kernel, const GemmProblem& p, const KernelConfig& config,
-              gpu::Workspace& workspace) {
-  if (std::string why = kernel.can_implement(p, config); !why.empty()) {
-    return {StatusCode::invalid_argument, why};
-  }
-  if (num_tiles(p.m, p.n, config.block_m, config.block_n) > INT_MAX) {
-    return {StatusCode::not_supported, "the problem has more output tiles than one launch holds"};
+              gpu::Workspace& workspace, bool checked) {
+  if (!checked) {
+    if (std::string why = kernel.can_implement(p, config); !why.empty()) {
+      return {StatusCode::invalid_argument, why};
+    }
+    if (num_tiles(p.m, p.n, config.block_m, config.block_n) > INT_MAX) {
+      return {StatusCode::not_supported, "the problem has more output tiles than one launch holds"};
+    }
   }
   // An fp8 D's amax: the kernel's programs raise it from zero (and an empty D leaves it there).
   if (p.d.amax != nullptr) {
@@ -93,21 +121,28 @@ Status run_on_gpu(const GemmProblem& p, const GemmOptions& options, GemmReport* 
   // workspace is the caller's or none, and the config is not tuned.
   const bool capturing = gpu::stream_is_capturing(p.stream);
   gpu::Workspace workspace(p.stream, options.workspace, options.workspace_bytes, !capturing);
+  const CallSignature signature =
+      call_signature(p, options, autotune::policy_of(options), autotune::current_device());
+  const std::optional<Choice> known = remembered_choice(signature);
   // The copies come first: the kernel, the config and the tuning key are those of the problem
-  // the kernel will read.
+  // the kernel will read. A remembered choice was one that needed none.
+  const AlignedCopyPlan plan = known ? AlignedCopyPlan{} : gpu::copy_plan(p, options);
   gpu::AlignedCopies copies;
-  if (Status s = copies.make(p, gpu::copy_plan(p, options), workspace); !s.ok()) {
-    return s;
-  }
+  if (Status s = copies.make(p, plan, workspace); !s.ok()) return s;
   const GemmProblem& q = copies.problem();
   Choice choice;
-  if (Status s = choose(q, options, &choice, /*may_tune=*/!capturing); !s.ok()) return s;
+  if (known) {
+    choice = *known;
+  } else if (Status s = choose(q, options, &choice, /*may_tune=*/!capturing); !s.ok()) {
+    return s;
+  }
   if (capturing && choice.source == kWouldTune) {
     choice.source = "heuristic (not tuned: the stream is capturing a CUDA graph)";
   }
   fill_report(q, options, choice, copies.description(), report);
-  Status status = launch(*choice.kernel, q, choice.config, workspace);
+  Status status = launch(*choice.kernel, q, choice.config, workspace, known.has_value());
   if (report) report->workspace_note = workspace.shortfall();
+  if (status.ok() && !known && !plan.any()) remember_choice(signature, choice);
   if (!status.ok() && autotune::automatic(options.kernel)) {
     // No kernel took the problem: say why the faster ones did not either.
     const std::string note = auto_kernel_note(q, *choice.kernel);

@@ -37,8 +37,9 @@ Status plan_on_gpu(const GemmProblem& problem, const GemmOptions& options, GemmR
 // The device memory run_on_gpu() takes for a validated problem (tilegemm::workspace_size).
 Status workspace_on_gpu(const GemmProblem& problem, const GemmOptions& options, size_t* bytes);
 
-// Launches one kernel and config on a validated problem (no choice made): checks can_implement.
+// Launches one kernel and config on a validated problem (no choice made). `checked`: the kernel's
+// can_implement passed for this problem before (a remembered choice); else it is asked now.
 Status launch(const gpu::Kernel& kernel, const GemmProblem& problem, const KernelConfig& config,
-              gpu::Workspace& workspace);
+              gpu::Workspace& workspace, bool checked = false);
 
 }  // namespace tilegemm::dispatch

@@ -679,6 +679,48 @@ TEST_F(GpuKernels, RowsTmaCannotDescribeGoToSm80AndTheReportSaysWhy) {
   EXPECT_TRUE(contains(gemm(w->problem(), o).message, "TMA needs a 16-byte aligned"));
 }
 
+// gemm() remembers the choice of a call for the calls of the same signature (sizes, types,
+// strides, each address modulo 256: dispatch/call_signature.hpp), and skips the kernel's checks
+// for them. A call whose A lies 2 bytes off a 16-byte boundary has another signature: TMA cannot
+// read it, so it runs on another kernel however often the aligned call ran before, and the other
+// way round.
+TEST_F(GpuKernels, ARememberedChoiceIsOnlyForCallsOfItsOwnAlignment) {
+  if (!hopper()) GTEST_SKIP() << "sm90 runs only on compute capability 9.0";
+  WorkloadSpec s = spec_of(96, 96, 96, DType::bf16);
+  s.seed = 9601;
+  std::unique_ptr<harness::Workload> w;
+  ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
+  const GemmProblem aligned = w->problem();
+  // The same A (row-major, packed), 2 bytes past a 256-byte boundary.
+  const size_t a_bytes = size_t(s.m * s.k) * 2;
+  char* shifted_a = nullptr;
+  ASSERT_EQ(cudaMalloc(&shifted_a, a_bytes + 256), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(shifted_a + 2, aligned.a.data, a_bytes, cudaMemcpyDeviceToDevice),
+            cudaSuccess);
+  GemmProblem unaligned = aligned;
+  unaligned.a.data = shifted_a + 2;
+  GemmOptions o;
+  o.backend = Backend::gpu;
+  const std::initializer_list<const GemmProblem*> calls = {&aligned,   &unaligned, &aligned,
+                                                           &unaligned, &unaligned, &aligned};
+  for (const GemmProblem* problem : calls) {
+    ASSERT_TRUE(w->poison_output().ok());
+    GemmReport report;
+    const Status status = gemm(*problem, o, &report);
+    ASSERT_TRUE(status.ok()) << status.message;
+    if (problem == &aligned) {
+      EXPECT_EQ(report.kernel, "sm90");
+    } else {
+      EXPECT_NE(report.kernel, "sm90");
+      EXPECT_TRUE(contains(report.kernel_note, "operand a")) << report.kernel_note;
+    }
+    ASSERT_TRUE(w->fetch_output().ok());
+    EXPECT_LE(w->check(1e12), harness::tolerance_for(s.input_dtype, s.output_dtype))
+        << report.kernel;
+  }
+  cudaFree(shifted_a);
+}
+
 // tf32 inputs are rounded to nearest, ties away from zero, before the tensor cores (which would
 // truncate them). A's rows hold 1 + 0.75u, 1 + 0.5u, 1 + 0.25u and -(1 + 0.5u), with u = 2^-10 the
 // tf32 unit in the last place at 1; B is ones. Rounded, the rows are 1 + u, 1 + u, 1 and -(1 + u),
