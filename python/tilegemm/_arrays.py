@@ -19,6 +19,8 @@ def resolve_activation(activation):
 
 
 def _number(name, value):
+    if type(value) is float and value - value == 0.0:  # a finite Python float: the usual case
+        return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         try:
             value = float(value)  # NumPy and torch scalars
@@ -99,10 +101,8 @@ class Adapter:
         return x
 
     # -- shared --------------------------------------------------------------------------------
-    def check_array(self, name, x, optional=False):
+    def check_array(self, name, x):
         if x is None:
-            if optional:
-                return
             raise TypeError(f"{name}: is None")
         if not self.owns(x):
             raise TypeError(f"{name}: a {type(x).__module__}.{type(x).__name__}, while a is a "
@@ -116,11 +116,14 @@ class Adapter:
         """Checks what Python can check. Returns the native calls' arguments after a, b and out,
         in their order (c, bias, alpha, beta, activation, leaky_relu_slope, input_precision), and
         out_dtype as the library's dtype."""
-        self.check_array("a", a)
-        self.check_array("b", b)
-        self.check_array("c", c, optional=True)
-        self.check_array("bias", bias, optional=True)
-        self.check_array("out", out, optional=True)
+        dtypes = self.dtypes
+        # The usual a and b in one test (the per-call cost); check_array names what is wrong.
+        if not (self.owns(a) and type(b) is type(a) and a.dtype in dtypes and b.dtype in dtypes):
+            self.check_array("a", a)
+            self.check_array("b", b)
+        for name, x in (("c", c), ("bias", bias), ("out", out)):
+            if x is not None:
+                self.check_array(name, x)
         if out_dtype is not None:
             out_dtype = self.dtype_of(out_dtype)
             if out is not None and out.dtype != out_dtype:
