@@ -15,7 +15,8 @@
 
 With --breakdown, also the parts of a small call, each timed alone the same way: the result's
 allocation, a DLPack capsule, the current stream, the adapter's checks, and the native call (three
-capsules, the mapping, gemm()). `tilegemm run 64 64 64 --dtype bf16 --host-time` gives gemm()'s
+capsules, the mapping, gemm()), then the layers above it, each timed with those below it.
+`tilegemm run 64 64 64 --dtype bf16 --host-time` gives gemm()'s
 own host cost in C++.
 """
 
@@ -61,7 +62,7 @@ def event_ms(fn, reps, flush):
 
 def breakdown(a, b, out, args):
     from tilegemm import _torch
-    from tilegemm._arrays import adapter_of
+    from tilegemm._arrays import Adapter, adapter_of
     native, capsule, stream = _torch._native, _torch._capsule, _torch._stream
     adapter = adapter_of(a)
     s = a.shape[0]
@@ -75,8 +76,16 @@ def breakdown(a, b, out, args):
         ("the adapter's checks", lambda: adapter.arguments(a, b, None, 1.0, None, None, None,
                                                            0.01, None, None, out)),
         ("native run (3 capsules)", lambda: native.run(
-            capsule(a), capsule(b), capsule(out), None, None, 1.0, 0.0, "none", 0.01, False, "",
+            capsule(a), capsule(b), capsule(out), None, None, 1.0, 0.0, "none", 0.01, "ieee", "",
             "auto", "auto", "", stream(a), None, False)),
+        # The layers above the native call, each with those below it (out given).
+        ("Adapter.matmul (the base)", lambda: Adapter.matmul(
+            adapter, a, b, None, 1.0, None, None, None, 0.01, None, out, None, "auto", "auto",
+            None, None)),
+        ("TorchAdapter.matmul", lambda: adapter.matmul(
+            a, b, None, 1.0, None, None, None, 0.01, None, out, None, "auto", "auto", None,
+            None)),
+        ("tilegemm.matmul", lambda: tilegemm.matmul(a, b, out=out)),
     ]
     print("\nparts of a call, each alone:")
     for name, fn in parts:
