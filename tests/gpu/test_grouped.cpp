@@ -60,6 +60,20 @@ GemmOptions sm90(const KernelConfig& c) {
   return o;
 }
 
+// What `call` enqueues on `stream`, captured into *graph; returns the call's Status (a capture
+// that fails, as a cuda_error).
+template <class Call>
+Status captured(cudaStream_t stream, cudaGraph_t* graph, Call&& call) {
+  if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) != cudaSuccess) {
+    return {StatusCode::cuda_error, "cudaStreamBeginCapture failed"};
+  }
+  const Status status = call();
+  if (cudaStreamEndCapture(stream, graph) != cudaSuccess) {
+    return {StatusCode::cuda_error, "cudaStreamEndCapture failed"};
+  }
+  return status;
+}
+
 // The sm90 kernel's entry of available_kernels() (an empty name where there is none).
 KernelInfo sm90_info() {
   for (const KernelInfo& k : available_kernels())
@@ -244,9 +258,7 @@ TEST_F(GpuGrouped, KOffsetsUnderCaptureTakesTheGivenWorkspace) {
   o.backend = Backend::gpu;
   o.autotune = AutotunePolicy::off;
   cudaGraph_t graph = nullptr;
-  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
-  const Status refused = gemm(p, o);
-  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  const Status refused = captured(stream, &graph, [&] { return gemm(p, o); });
   EXPECT_EQ(refused.code, StatusCode::not_supported);
   EXPECT_TRUE(contains(refused.message, "bytes of workspace for its groups' tensor maps"))
       << refused.message;
@@ -259,10 +271,8 @@ TEST_F(GpuGrouped, KOffsetsUnderCaptureTakesTheGivenWorkspace) {
   ASSERT_EQ(cudaMalloc(&workspace, bytes), cudaSuccess);
   o.workspace = workspace;
   o.workspace_bytes = bytes;
-  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
-  const Status captured = gemm(p, o);
-  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
-  ASSERT_TRUE(captured.ok()) << captured.message;
+  const Status status = captured(stream, &graph, [&] { return gemm(p, o); });
+  ASSERT_TRUE(status.ok()) << status.message;
   cudaGraphExec_t exec = nullptr;
   ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
   for (uint64_t round = 0; round < 3; ++round) {
@@ -302,10 +312,8 @@ TEST_F(GpuGrouped, CudaGraphReplaysWithNewSizesInDeviceMemory) {
     ASSERT_TRUE(gemm(p, o).ok());  // first call outside the capture
     ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
     cudaGraph_t graph = nullptr;
-    ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
-    const Status captured = gemm(p, o);
-    ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
-    ASSERT_TRUE(captured.ok()) << captured.message;
+    const Status status = captured(stream, &graph, [&] { return gemm(p, o); });
+    ASSERT_TRUE(status.ok()) << status.message;
     cudaGraphExec_t exec = nullptr;
     ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
     for (uint64_t round = 0; round < 3; ++round) {
@@ -469,9 +477,8 @@ TEST_F(GpuGrouped, ProblemsOneByOneAndUnderCapture) {
     cudaGraphExecDestroy(exec);
   };
   cudaGraph_t graph = nullptr;
-  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
-  const Status without = gemm_grouped(problems, o, &report);
-  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  const Status without =
+      captured(stream, &graph, [&] { return gemm_grouped(problems, o, &report); });
   ASSERT_TRUE(without.ok()) << without.message;
   EXPECT_TRUE(contains(report.kernel_note, "one call per problem")) << report.kernel_note;
   replay_and_check(graph, "one by one");
@@ -484,9 +491,7 @@ TEST_F(GpuGrouped, ProblemsOneByOneAndUnderCapture) {
   ASSERT_EQ(cudaMalloc(&workspace, bytes), cudaSuccess);
   o.workspace = workspace;
   o.workspace_bytes = bytes;
-  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
-  const Status with = gemm_grouped(problems, o, &report);
-  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  const Status with = captured(stream, &graph, [&] { return gemm_grouped(problems, o, &report); });
   ASSERT_TRUE(with.ok()) << with.message;
   EXPECT_EQ(report.kernel_note, "") << "expected one launch";
   replay_and_check(graph, "one launch");
