@@ -51,9 +51,10 @@ Status planned_choice(const GemmProblem& p, const GemmOptions& options, AlignedC
   return choose(*q, options, choice, /*may_tune=*/false);
 }
 
-// The choice for gemm_grouped()'s problems: the kernel and config chosen for their stand-in,
+// The choice for gemm_grouped()'s problems: their stand-in, the kernel and config chosen for it,
 // untuned, and why they cannot all go in one launch of it (empty: they can).
 struct ProblemsChoice {
+  GemmProblem whole;
   Choice choice;
   std::string one_by_one;
 };
@@ -62,7 +63,8 @@ Status choose_for_problems(std::span<const GemmProblem> problems, const GemmOpti
                            ProblemsChoice* out) {
   GemmOptions untuned = options;
   untuned.autotune = AutotunePolicy::off;
-  if (Status s = choose(stand_in(problems), untuned, &out->choice, false); !s.ok()) return s;
+  out->whole = stand_in(problems);
+  if (Status s = choose(out->whole, untuned, &out->choice, false); !s.ok()) return s;
   const gpu::Kernel& kernel = *out->choice.kernel;
   out->one_by_one = kernel.launch_problems
                         ? kernel.can_implement_problems(problems, out->choice.config)
@@ -158,7 +160,7 @@ Status run_problems_on_gpu(std::span<const GemmProblem> problems, const GemmOpti
                            GemmReport* report) {
   ProblemsChoice c;
   if (Status s = choose_for_problems(problems, options, &c); !s.ok()) return s;
-  const GemmProblem whole = stand_in(problems);
+  const GemmProblem& whole = c.whole;
   if (c.one_by_one.empty()) {
     gpu::Workspace workspace(whole.stream, options.workspace, options.workspace_bytes,
                              !gpu::stream_is_capturing(whole.stream));

@@ -99,10 +99,7 @@ Status launch_grouped_shape(const GemmArgs& args, gpu::Workspace& workspace) {
   const EpilogueParams& e = args.epilogue;
   Sm90Launch launch{};
   launch.pairs = aligned_pairs(e.d);
-  launch.route =
-      scales_only(e) && (e.d.dtype == DType::fp16 || e.d.dtype == DType::bf16) && launch.pairs
-          ? StoreRoute::scaled
-          : StoreRoute::general;
+  launch.route = register_route(e);
   const StoreRoute dense = store_route(args, kShape.block_n);
   const bool tma_d = dense == StoreRoute::tma || (k_form && dense == StoreRoute::tma_general);
   if (tma_d) {
@@ -164,14 +161,11 @@ Status launch_ptr_array_shape(std::span<const GemmArgs> problems, gpu::Workspace
     if (p.m == 0 || p.n == 0) continue;  // no tiles: its D takes no route
     items += cdiv(p.m, kShape.block_m) * cdiv(p.n, kShape.block_n);
     all_tma = all_tma && store_route(p, kShape.block_n) == StoreRoute::tma;
-    all_scaled = all_scaled && scales_only(p.epilogue) &&
-                 (p.epilogue.d.dtype == DType::fp16 || p.epilogue.d.dtype == DType::bf16);
+    all_scaled = all_scaled && register_route(p.epilogue) == StoreRoute::scaled;
     launch.pairs = launch.pairs && aligned_pairs(p.epilogue.d);
   }
   if (items == 0) return Status::success();
-  launch.route = all_tma                      ? StoreRoute::tma
-                 : all_scaled && launch.pairs ? StoreRoute::scaled
-                                              : StoreRoute::general;
+  launch.route = all_tma ? StoreRoute::tma : all_scaled ? StoreRoute::scaled : StoreRoute::general;
   std::vector<unsigned char> host(layout.bytes, 0);
   for (size_t g = 0; g < problems.size(); ++g) {
     const GemmArgs& p = problems[g];

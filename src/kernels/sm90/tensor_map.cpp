@@ -50,10 +50,15 @@ bool aligned_pairs(const MatrixView& d) {
          d.stride.row % 2 == 0 && d.batch_stride % 2 == 0;
 }
 
+StoreRoute register_route(const EpilogueParams& e) {
+  const bool sixteen_bit = e.d.dtype == DType::fp16 || e.d.dtype == DType::bf16;
+  return scales_only(e) && sixteen_bit && aligned_pairs(e.d) ? StoreRoute::scaled
+                                                             : StoreRoute::general;
+}
+
 StoreRoute store_route(const GemmArgs& args, int block_n) {
   const EpilogueParams& e = args.epilogue;
   const bool plain = scales_only(e);
-  const bool sixteen_bit = e.d.dtype == DType::fp16 || e.d.dtype == DType::bf16;
   const bool row_major = e.d.stride.col == 1;
   const bool described = row_major && tma_check(output_d(args), "d").empty();
   // Every type of D (fp32, fp16, bf16, fp8) has chunks of 128 bytes a row: 128 columns of fp8.
@@ -63,7 +68,7 @@ StoreRoute store_route(const GemmArgs& args, int block_n) {
   if (row_major && chunks_fit && args.m <= INT32_MAX && args.n <= INT32_MAX) {
     return plain ? StoreRoute::staged : StoreRoute::staged_general;
   }
-  return plain && sixteen_bit && aligned_pairs(e.d) ? StoreRoute::scaled : StoreRoute::general;
+  return register_route(e);
 }
 
 bool c_by_tma(const GemmArgs& args, int block_n) {

@@ -30,6 +30,10 @@ OperandShape source_c(const GemmArgs& args);
 // D is row-major and every pair of adjacent columns starting at an even column is 4-byte aligned
 // (8 for fp32), so a thread stores its pair at once.
 bool aligned_pairs(const MatrixView& d);
+// D's route from registers, where neither TMA nor the store buffers take it: `scaled` (D = alpha *
+// AB into a 16-bit D whose column pairs are aligned: a thread stores its pair at once), else
+// `general`.
+StoreRoute register_route(const EpilogueParams& e);
 // The epilogue's route to D (sm90_store_route.hpp) for tiles `block_n` wide. An fp8 D goes
 // through TMA where its chunks (64 x 128 columns) fit the tile.
 StoreRoute store_route(const GemmArgs& args, int block_n);
