@@ -76,20 +76,29 @@ Status choose_for_problems(std::span<const GemmProblem> problems, const GemmOpti
 // the kernel and config, whose can_implement passed. Only choices that needed no aligned copies
 // and whose config was the heuristic's or given are kept: a tuned or cached config may change
 // when the tuner runs, and a call with copies is large enough not to feel the choice.
-std::mutex remembered_mutex;
-std::unordered_map<CallSignature, Choice, CallSignatureHash> remembered;
+struct RememberedChoices {
+  std::mutex mutex;
+  std::unordered_map<CallSignature, Choice, CallSignatureHash> choices;
+};
+
+RememberedChoices& remembered() {
+  static RememberedChoices table;
+  return table;
+}
 
 std::optional<Choice> remembered_choice(const CallSignature& signature) {
-  std::lock_guard lock(remembered_mutex);
-  if (auto it = remembered.find(signature); it != remembered.end()) return it->second;
+  RememberedChoices& r = remembered();
+  std::lock_guard lock(r.mutex);
+  if (auto it = r.choices.find(signature); it != r.choices.end()) return it->second;
   return std::nullopt;
 }
 
 void remember_choice(const CallSignature& signature, const Choice& choice) {
   if (choice.source != "heuristic" && choice.source != "given") return;
-  std::lock_guard lock(remembered_mutex);
-  if (remembered.size() >= 4096) remembered.clear();  // a bound for programs of many shapes
-  remembered.emplace(signature, choice);
+  RememberedChoices& r = remembered();
+  std::lock_guard lock(r.mutex);
+  if (r.choices.size() >= 4096) r.choices.clear();  // a bound for programs of many shapes
+  r.choices.emplace(signature, choice);
 }
 
 }  // namespace
