@@ -102,6 +102,14 @@ def test_c_takes_beta_one_by_default_as_addmm_does():
     assert relative_error(tilegemm.matmul(a, b, c=c), reference64(a, b, c, beta=1.0)) < 1e-5
 
 
+def test_numpy_scalars_and_ints_as_alpha_and_beta():
+    # Not Python floats: they take the checks' longer way, and mean the same numbers.
+    a, b, c = operand(8, 5, np.float32), operand(5, 6, np.float32), operand(8, 6, np.float32)
+    for alpha, beta in ((np.float32(0.5), np.float64(2.0)), (2, 0), (np.int64(3), np.float16(1))):
+        d = tilegemm.matmul(a, b, c=c, alpha=alpha, beta=beta)
+        assert relative_error(d, reference64(a, b, c, float(alpha), float(beta))) < 1e-5
+
+
 def test_a_bias_per_batch_entry_and_c_shared_by_the_batch():
     a, b = operand(9, 7, np.float32, batch=(4,)), operand(7, 11, np.float32)
     c = operand(9, 11, np.float32)
@@ -139,7 +147,9 @@ BAD = [
     ("a vector", dict(a=np.ones(4, np.float32)), ValueError, "a: needs 2 or more"),
     ("K differs", dict(b=np.ones((5, 6), np.float32)), ValueError, "b: its shape"),
     ("float64", dict(a=np.ones((3, 4))), TypeError, "a: dtype float64"),
+    ("float64 b", dict(b=np.ones((4, 6))), TypeError, "b: dtype float64"),
     ("mixed libraries", dict(b=[[1.0]]), TypeError, "b: a builtins.list"),
+    ("nan alpha", dict(alpha=float("nan")), ValueError, "alpha"),
     ("bad activation", dict(activation="tanh"), ValueError, "activation"),
     ("bad alpha", dict(alpha="two"), TypeError, "alpha"),
     ("infinite beta", dict(beta=float("inf"), c=np.ones((3, 6), np.float32)), ValueError, "beta"),
