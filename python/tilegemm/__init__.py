@@ -81,9 +81,9 @@ def gemm_grouped(a, b, *, c=None, alpha=1.0, beta=None, bias=None, activation=No
     a, b: lists (or tuples) of 2-D arrays, a[i] (M_i, K_i) and b[i] (K_i, N_i), every size its
     own; all of one library, dtype and device. c, bias, out: None, or a list with one entry per
     problem (each may be None). alpha, beta: one number for every problem (beta: for those with
-    a c), or a list; beta defaults to 1 where c[i] is given. On the GPU (fp16 and bf16 on Hopper) they run in one
-    launch; otherwise one call after another. Errors name the problem: "problems[3]: ...". The
-    other arguments as ``matmul``; no gradients yet.
+    a c), or a list; beta defaults to 1 where c[i] is given. On the GPU (fp16 and bf16 on Hopper)
+    they run in one launch; otherwise one call after another. Errors name the problem:
+    "problems[3]: ...". The other arguments as ``matmul``; no gradients yet.
     """
     if not isinstance(a, (list, tuple)) or not a:
         if isinstance(a, (list, tuple)):
