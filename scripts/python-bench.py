@@ -4,8 +4,8 @@
   1. Per-call wall time of a small product (64 x 64 x 64 bf16 by default): tilegemm.matmul
      against torch.matmul, each called N times in a row with no synchronisation in between (as a
      model's eager loop pays it; where the device takes longer per call than the host, its pace),
-     and in bursts of 100 calls after a synchronisation (the host's cost alone), median of
-     rounds.
+     and in bursts of 100 calls after a synchronisation (the host's cost alone); the four cases
+     take turns round by round, and each difference is the median of the rounds' differences.
   2. A large product (4096^3 bf16): TFLOP/s of tilegemm.matmul from Python, timed with CUDA
      events around each call after an L2 flush, median of the reps, against torch.matmul in the
      same run. The C++ call's figure for the same shape comes from `tilegemm run` (gpu-check.sh
@@ -15,7 +15,8 @@
 
 With --breakdown, also the parts of a small call, each timed alone the same way: the result's
 allocation, a DLPack capsule, the current stream, the adapter's checks, and the native call (three
-capsules, the mapping, gemm()), then the layers above it, each timed with those below it.
+capsules, the mapping, gemm()), then the layers above it, each timed with those below it: the
+general path's, and the plain product's (every argument but out at its default).
 `tilegemm run 64 64 64 --dtype bf16 --host-time` gives gemm()'s
 own host cost in C++.
 """
@@ -78,14 +79,20 @@ def breakdown(a, b, out, args):
         ("native run (3 capsules)", lambda: native.run(
             capsule(a), capsule(b), capsule(out), None, None, 1.0, 0.0, "none", 0.01, "ieee", "",
             "auto", "auto", "", stream(a), None, False)),
-        # The layers above the native call, each with those below it (out given).
-        ("Adapter.matmul (the base)", lambda: Adapter.matmul(
+        # The general path's layers above the native call, each with those below it (out given;
+        # beta given keeps tilegemm.matmul off the plain product's path).
+        ("Adapter.matmul (general, the base)", lambda: Adapter.matmul(
             adapter, a, b, None, 1.0, None, None, None, 0.01, None, out, None, "auto", "auto",
             None, None)),
-        ("TorchAdapter.matmul", lambda: adapter.matmul(
+        ("TorchAdapter.matmul (general)", lambda: adapter.matmul(
             a, b, None, 1.0, None, None, None, 0.01, None, out, None, "auto", "auto", None,
             None)),
-        ("tilegemm.matmul", lambda: tilegemm.matmul(a, b, out=out)),
+        ("tilegemm.matmul(beta=0.0) (general)", lambda: tilegemm.matmul(a, b, out=out, beta=0.0)),
+        # The plain product's path (every argument but out at its default).
+        ("TorchAdapter.product, out given", lambda: adapter.product(a, b, out)),
+        ("tilegemm.matmul, out given", lambda: tilegemm.matmul(a, b, out=out)),
+        ("TorchAdapter.product, allocating", lambda: adapter.product(a, b, None)),
+        ("tilegemm.matmul, allocating", lambda: tilegemm.matmul(a, b)),
     ]
     print("\nparts of a call, each alone:")
     for name, fn in parts:
@@ -142,18 +149,25 @@ def main():
     ]
     print(f"\nper-call wall time, {s}x{s}x{s} bf16: {args.calls} calls in a row (sustained: the "
           f"device's pace bounds it where it is the slower) and bursts of {BURST} after a "
-          f"synchronisation (the host's cost alone), median of rounds:")
-    results = {}
-    for name, fn in cases:
+          f"synchronisation (the host's cost alone); the cases take turns, round by round, so "
+          f"that a change in the machine's pace falls on all of them; medians of "
+          f"{args.rounds} rounds:")
+    for _, fn in cases:
         per_call_us(fn, 100, 2)  # warm-up
-        sustained = per_call_us(fn, args.calls, args.rounds)
-        host = per_call_us(fn, BURST, args.rounds * 5)
-        results[name] = (sustained, host)
-        print(f"  {name:34s} {sustained:7.2f} us sustained {host:7.2f} us host")
-    for i, what in enumerate(["sustained", "host"]):
-        print(f"  tilegemm - torch, {what}: "
-              f"{results['tilegemm.matmul(a, b)'][i] - results['torch.matmul(a, b)'][i]:+.2f} us "
-              f"(out given: {results['tilegemm.matmul(a, b, out=out)'][i] - results['torch.matmul(a, b, out=out)'][i]:+.2f} us)")
+    rounds = {name: ([], []) for name, _ in cases}
+    for _ in range(args.rounds):
+        for name, fn in cases:
+            rounds[name][0].append(per_call_us(fn, args.calls, 1))
+            rounds[name][1].append(per_call_us(fn, BURST, 5))
+    for name, (sustained, host) in rounds.items():
+        print(f"  {name:34s} {statistics.median(sustained):7.2f} us sustained "
+              f"{statistics.median(host):7.2f} us host")
+    for ours, theirs in [("tilegemm.matmul(a, b)", "torch.matmul(a, b)"),
+                         ("tilegemm.matmul(a, b, out=out)", "torch.matmul(a, b, out=out)")]:
+        for i, what in enumerate(["sustained", "host"]):
+            diffs = [x - y for x, y in zip(rounds[ours][i], rounds[theirs][i])]
+            print(f"  {ours} - torch, {what}: {statistics.median(diffs):+.2f} us "
+                  f"(rounds {min(diffs):+.2f} to {max(diffs):+.2f})")
 
     if args.breakdown:
         breakdown(a, b, out, args)

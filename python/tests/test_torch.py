@@ -88,6 +88,49 @@ def test_errors_leave_out_untouched():
         with pytest.raises(exception):
             tilegemm.matmul(a, b, out=out, **kwargs)
         assert (out == 3.0).all()
+    # The plain product (out the only other argument) takes a shorter path: its errors as well.
+    host_out = torch.full((64, 48), 3.0, dtype=torch.bfloat16)
+    narrow = torch.full((64, 47), 3.0, device="cuda", dtype=torch.bfloat16)
+    for x, y, result in [(a, b.half(), out), (a, b[:31], out), (a, b, narrow), (a, b, host_out),
+                         (a, b, out.double())]:
+        before = result.clone()
+        with pytest.raises((TypeError, ValueError)):
+            tilegemm.matmul(x, y, out=result)
+        assert torch.equal(result, before)
+
+
+@pytest.mark.parametrize("kind", ["bf16", "fp16", "fp32"])
+@pytest.mark.parametrize("layouts", ["NN", "TT"])
+@pytest.mark.parametrize("batch", [(), (2,)])
+def test_the_plain_product_computes_what_the_general_path_does(kind, layouts, batch):
+    """matmul(a, b) with every other argument at its default, with and without out, takes the
+    torch adapter's shorter path; beta=0.0 given takes the general one. Same kernel, same bits."""
+    dtype = DTYPES[kind]
+    m, n, k = 200, 136, 264
+    a = operand(m, k, dtype, layouts[0], batch)
+    b = operand(k, n, dtype, layouts[1], batch)
+    general = tilegemm.matmul(a, b, beta=0.0)
+    plain = tilegemm.matmul(a, b)
+    out = torch.full(batch + (m, n), float("nan"), device="cuda", dtype=dtype)
+    assert tilegemm.matmul(a, b, out=out) is out
+    assert torch.equal(plain, general) and torch.equal(out, general)
+    tol = TOL["tf32"] if dtype == torch.float32 and torch.backends.cuda.matmul.allow_tf32 \
+        else TOL[kind]
+    assert rel(plain, a.double() @ b.double()) < tol
+
+
+def test_the_plain_product_records_gradients_and_takes_parameters():
+    a = torch.randn(48, 40, device="cuda", requires_grad=True)
+    weight = torch.nn.Parameter(torch.randn(40, 24, device="cuda"))
+    y = tilegemm.matmul(a, weight, input_precision="ieee")
+    tilegemm.matmul(a, weight).square().sum().backward()  # the plain form, with gradients
+    grads = (a.grad.clone(), weight.grad.clone())
+    a.grad = weight.grad = None
+    (a @ weight).square().sum().backward()
+    for mine, theirs in zip(grads, (a.grad, weight.grad)):
+        assert rel(mine, theirs) < TOL["tf32"]
+    with torch.no_grad():  # tensors that require grad, where none is recorded
+        assert rel(tilegemm.matmul(a, weight), y.detach().double()) < TOL["tf32"]
 
 
 def test_opcheck():

@@ -160,6 +160,11 @@ class Adapter:
                     self.workspace_alloc(a), False)
         return self.finish(out, stream) if not given else out
 
+    def product(self, a, b, out):
+        """a @ b, written into out when given: matmul with every other argument at its default."""
+        return self.matmul(a, b, None, 1.0, None, None, None, 0.01, None, out, None, "auto", "auto",
+                           None, None)
+
     def grouped_mm(self, a, b, offs, counts, bias, alpha, activation, leaky_relu_slope, out_dtype,
                    out, config, kernel, backend):
         if (offs is None) == (counts is None):

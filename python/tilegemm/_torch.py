@@ -163,6 +163,23 @@ class TorchAdapter(Adapter):
         return Adapter.gemm_grouped(self, a, b, c, alpha, beta, bias, activation,
                                     leaky_relu_slope, out_dtype, out, config, kernel, backend)
 
+    def product(self, a, b, out):
+        # Eager tensors (no subclass) of one dtype tilegemm takes, with no gradient to record:
+        # what is left to check (shapes, devices, strides) the native call checks and names.
+        # Anything else takes the general path, which names what is wrong.
+        dtypes = self.dtypes
+        if (torch.compiler.is_compiling()
+                or type(a) is not torch.Tensor or type(b) is not torch.Tensor or b.dtype != a.dtype
+                or a.dtype not in dtypes
+                or (out is not None and (type(out) is not torch.Tensor or out.dtype not in dtypes))
+                or (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad))):
+            return Adapter.product(self, a, b, out)
+        if out is None:
+            out = a.new_empty(output_shape(a.shape, b.shape))
+        _run(a, b, out, None, None, 1.0, 0.0, "none", 0.01,
+             "tf32" if self.default_tf32(a) else "ieee", "", "auto", "auto", "")
+        return out
+
     def matmul(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype, out,
                config, kernel, backend, input_precision, autotune):
         traced = torch.compiler.is_compiling()

@@ -12,11 +12,16 @@ const std::vector<Kernel>& kernels() {
 }
 
 int device_count() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    cudaGetLastError();  // clear the "no device" error so later calls start clean
-    return 0;
-  }
+  // Asked once: the devices a process sees are fixed when CUDA starts in it (and gemm() asks on
+  // every call).
+  static const int count = [] {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      cudaGetLastError();  // clear the "no device" error so later calls start clean
+      return 0;
+    }
+    return n;
+  }();
   return count;
 }
 

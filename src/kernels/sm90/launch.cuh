@@ -5,6 +5,8 @@
 
 #include <cuda.h>
 
+#include <array>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -52,11 +54,22 @@ inline cudaLaunchConfig_t launch_config(int programs, int cluster_size, int thre
   return config;
 }
 
-// The current device and its SM count: a persistent grid's size.
+// The current device and its SM count: a persistent grid's size. A device's SM count is asked
+// once (0: not asked yet), as it is on every launch.
 inline Status current_device_sms(int* device, int* sms) {
+  static std::array<std::atomic<int>, 64> known{};
   if (Status s = cuda_status(cudaGetDevice(device), "sm90: cudaGetDevice"); !s.ok()) return s;
-  return cuda_status(cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, *device),
-                     "sm90: cudaDeviceGetAttribute(MultiProcessorCount)");
+  const bool kept = *device >= 0 && size_t(*device) < known.size();
+  if (kept && (*sms = known[size_t(*device)].load(std::memory_order_relaxed)) > 0) {
+    return Status::success();
+  }
+  if (Status s = cuda_status(cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, *device),
+                             "sm90: cudaDeviceGetAttribute(MultiProcessorCount)");
+      !s.ok()) {
+    return s;
+  }
+  if (kept) known[size_t(*device)].store(*sms, std::memory_order_relaxed);
+  return Status::success();
 }
 
 // The most clusters of `cluster_size` programs of `kernel` that fit on the device at once. Asked
