@@ -173,6 +173,15 @@ def test_compile_fullgraph_mlp():
     assert rel(y, expected) < 2e-2
 
 
+def test_compile_fullgraph_plain_product():
+    """matmul(x, w) with no other argument, which eager calls send down the torch adapter's short
+    path, traced whole by torch.compile (as the custom op)."""
+    w = torch.randn(256, 96, device="cuda", dtype=torch.bfloat16)
+    compiled = torch.compile(lambda x: tilegemm.matmul(x, w), fullgraph=True)
+    x = torch.randn(64, 256, device="cuda", dtype=torch.bfloat16)
+    assert rel(compiled(x), x.double() @ w.double()) < TOL["bf16"]
+
+
 def test_cuda_graph_capture_replays_the_unaligned_shape():
     m, n, k = 4095, 4097, 4093
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
