@@ -38,6 +38,20 @@ def test_layouts_match_the_float64_reference(dtype, layout_a, layout_b):
     assert relative_error(d, reference64(a, b)) < TOLERANCE[np.dtype(dtype).name]
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_the_plain_product_computes_what_the_general_path_does(dtype):
+    """matmul(a, b[, out=]) with every other argument at its default goes to the adapter's
+    product(); with beta given, down the general path. The same call, the same bits."""
+    m, n, k = rng.integers(1, 90, size=3)
+    a = operand(m, k, dtype, "col", pad=3, batch=(2,))
+    b = operand(k, n, dtype, "row")
+    general = tilegemm.matmul(a, b, beta=0.0)
+    out = poisoned((2, m, n), dtype)
+    assert tilegemm.matmul(a, b, out=out) is out
+    assert np.array_equal(tilegemm.matmul(a, b), general) and np.array_equal(out, general)
+    assert relative_error(general, reference64(a, b)) < TOLERANCE[np.dtype(dtype).name]
+
+
 @pytest.mark.parametrize("layout", ["row", "col"])
 def test_leading_dimensions_from_strided_views(layout):
     a = operand(37, 29, np.float32, layout, pad=7)
