@@ -122,10 +122,12 @@ BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o,
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
   const auto ours = to_host_doubles(p.d.data, p.m * p.n, p.d.dtype);
   const auto theirs = compared ? to_host_doubles(cublas_d, p.m * p.n, p.d.dtype) : ours;
-  // tf32x3 offers SGEMM's accuracy: each one's error against the float64 reference, on the same
-  // rows (cuBLAS's output checked from the workload's D).
+  // tf32x3 offers SGEMM's accuracy, and fp8 into an fp32 D shows each accumulation's error past
+  // D's rounding: each one's error against the float64 reference, on the same rows (cuBLAS's
+  // output checked from the workload's D).
   std::string reference_note;
-  if (dtype == DType::tf32x3 && compared) {
+  const bool fp8_into_fp32 = is_fp8(dtype) && p.d.dtype == DType::fp32;
+  if ((dtype == DType::tf32x3 || fp8_into_fp32) && compared) {
     const auto reference_error_of = [&] {
       if (Status s = w->fetch_output(); !s.ok()) fail(s.message);
       return w->check(2e10);
@@ -136,8 +138,8 @@ BenchRow bench_shape(const BenchShape& shape, const BenchOptions& o,
     }
     char text[128];
     std::snprintf(text, sizeof text,
-                  "rel.err against the float64 reference: tilegemm %.2e, cuBLAS SGEMM %.2e",
-                  our_error, reference_error_of());
+                  "rel.err against the float64 reference: tilegemm %.2e, %s %.2e", our_error,
+                  dtype == DType::tf32x3 ? "cuBLAS SGEMM" : "cuBLASLt", reference_error_of());
     reference_note = text;
   }
   cudaFree(cublas_d);
