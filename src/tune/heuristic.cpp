@@ -60,43 +60,90 @@ int64_t waves(const KernelConfig& c, const GemmProblem& p, int sms) {
   return cdiv(programs(c, p), int64_t(std::max(sms, 1)));
 }
 
+// Where the tensor cores bound a problem rather than memory, and its K loops are long enough that
+// a tile's fixed costs (its first loads, its epilogue) weigh little beside its steps, the rules
+// count the tiles' work, not their loads. Flops per element of A, B and D moved (the least a
+// problem can move): the ridge of 989 TFLOP/s (bf16) over 3.35 TB/s is 590 flops per 2-byte
+// element on the H100, over 4.8 TB/s 412 on the H200. K: on the H200, 128x128 split lost 3 % to
+// 128x256 whole at 768 x 4096 x 2048 and to 256x128 at 2048 x 1536 x 2048, where the count in
+// steps had it faster. Timed for single 16-bit products only (no batch, no groups).
+constexpr double kComputeBoundFlopsPerElement = 512.0;
+constexpr int64_t kComputeBoundMinK = 4096;
+
+bool compute_bound(const GemmProblem& p) {
+  const bool single = p.batch_count == 1 && p.groups.form == GroupForm::none;
+  if (!single || !is_16_bit(p.a.dtype) || p.k < kComputeBoundMinK) return false;
+  const double m = double(p.m), n = double(p.n), k = double(p.k);
+  return 2.0 * m * n * k >= kComputeBoundFlopsPerElement * (m * k + k * n + m * n);
+}
+
+// The tensor cores' time per value of K for a tile, per element of the tile, relative to one
+// consumer of 64x128 (8 warps) alone on its SM, by the consumers' warp tile. Timed on the H200
+// (bf16): two consumers of 64 x 256 or 128 x 128 0.82, of 64 x 128 0.84 (one's adds and waits
+// under the other's wgmma), of 64 x 64 1.12, and one 1.36 (an m64n64 wgmma reads as many bytes of
+// shared memory per flop as the tensor cores take). One consumer that runs more than one piece of
+// work on its SM (whole tiles, then a head or tails) 1.25 (64x128 against 128x128 whole at 2048 x
+// 768 x 8192 and 3072 x 512 x 32768: 1.21 and 1.25), where two consumers keep their figure.
+double time_per_area(const KernelConfig& c, bool alone) {
+  const bool one_consumer = c.num_warps == 8;
+  const int warp_tile = c.warp_m * c.warp_n;
+  if (warp_tile >= 64 * 256) return 0.82;
+  if (warp_tile >= 64 * 128) return !one_consumer ? 0.84 : alone ? 1.0 : 1.25;
+  return one_consumer ? 1.36 : 1.12;
+}
+
 // Whether the rules count the split of a config's last round, or of its one round under the grid
-// (schedule/tail_split.hpp; sm90's kTailSplits): a program of one consumer (8 warps, the 64-row
-// tiles), D = alpha * AB into a row-major D (the routes through the store buffers), not grouped.
-// The kernel splits the other configs of one program too, but those of two consumers stream B
+// (schedule/tail_split.hpp; sm90's kTailSplits): D = alpha * AB into a row-major D (the routes
+// through the store buffers), not grouped, and a program of one consumer (8 warps, the 64-row
+// tiles) or a problem bound by the tensor cores (compute_bound). The kernel splits the other
+// configs of one program too, but where memory bounds the problem those of two consumers stream B
 // more slowly when split: on the H200, 128x128 split four ways ran 16 x 4096 x 4096 at 21.6
-// TFLOP/s and 128 x 4096 x 4096 at 179, where 64x128 ran 25.0 and 216.
+// TFLOP/s and 128 x 4096 x 4096 at 179, where 64x128 ran 25.0 and 216. Where the tensor cores
+// bound it, 128x128 split in two ran 1024 x 1024 x 16384 at 656 against 64x128's 549 whole.
 bool splits_round(const KernelConfig& c, const GemmProblem& p, bool tail_splits) {
-  return tail_splits && c.num_warps == 8 && c.cluster_m * c.cluster_n == 1 &&
+  return tail_splits && (c.num_warps == 8 || compute_bound(p)) && c.cluster_m * c.cluster_n == 1 &&
          c.schedule != KernelSchedule::ping_pong && scales_only(p.epilogue) &&
          p.d.layout == Layout::row_major && p.groups.form == GroupForm::none;
 }
 
-// What the busiest SM loads, in rows of K values (BLOCK_SIZE_M + BLOCK_SIZE_N per value of K):
-// a tile's rows times K, times the programs the SM runs in turn, or, where the kernel splits the
-// last round (splits_round), the whole rounds' steps and the split round's busiest program's.
-// Where a program is alone on its SM, its K step is bound by what the SM takes in, so of two
-// configs that both leave SMs idle the lighter one finishes first. There a head's wait for each
-// of its tails costs about a turn of the ring, num_stages steps (the loads in flight over one
-// memory latency), not the kHeadFixupSteps the plan counts for K loops bound by the tensor cores.
-// On the H200 that count ordered the one-consumer configs as measured on seven decode shapes:
-// 16 x 4096 x 4096 takes 64x64 split in two (a head of 18 + 6 steps of 128) before 64x128 split
-// four ways (16 + 3 x 8 of 64), 27.3 against 25.0 TFLOP/s; 1 x 8192 x 8192 takes 64x128 split in
-// two (66 + 8 steps of 64) before 128 whole tiles of 64x64 (64 of 128) or of 128x64 (128 of 64),
-// 2.8 against 2.5 and 1.9.
-double busiest_sm_rows(const KernelConfig& c, const GemmProblem& p, int sms, bool tail_splits) {
-  const double rows = double(c.block_m + c.block_n);
+// What the busiest SM takes: its K steps, each weighed per value of K by what bounds the problem.
+// Where memory does, the rows the SM loads (BLOCK_SIZE_M + BLOCK_SIZE_N per value of K); where the
+// tensor cores do (compute_bound, for a kernel that splits rounds: sm90's consumers), the tile's
+// area times time_per_area. Its steps: a tile's K, times the programs the SM runs in turn, or,
+// where the kernel splits the last round (splits_round), the whole rounds' steps and the split
+// round's busiest program's.
+// Where a program is alone on its SM and memory bounds it, its K step is bound by what the SM
+// takes in, so of two configs that both leave SMs idle the lighter one finishes first. There a
+// head's wait for each of its tails costs about a turn of the ring, num_stages steps (the loads in
+// flight over one memory latency), not the kHeadFixupSteps the plan counts for K loops bound by
+// the tensor cores. On the H200 that count ordered the one-consumer configs as measured on seven
+// decode shapes: 16 x 4096 x 4096 takes 64x64 split in two (a head of 18 + 6 steps of 128) before
+// 64x128 split four ways (16 + 3 x 8 of 64), 27.3 against 25.0 TFLOP/s; 1 x 8192 x 8192 takes
+// 64x128 split in two (66 + 8 steps of 64) before 128 whole tiles of 64x64 (64 of 128) or of
+// 128x64 (128 of 64), 2.8 against 2.5 and 1.9.
+// Where the tensor cores bound it, a wait costs that turn and a tail's store besides: on the H200,
+// 128x128 split in two lost to 64x128 whole at 1024 x 1024 x 4096 (393 against 422 TFLOP/s) and
+// won at 8192 (529 against 501).
+double busiest_sm_load(const KernelConfig& c, const GemmProblem& p, int sms, bool tail_splits) {
+  const bool tensor_bound = tail_splits && compute_bound(p);
+  const auto per_k = [&](bool alone) {
+    return tensor_bound ? double(c.block_m) * c.block_n * time_per_area(c, alone)
+                        : double(c.block_m + c.block_n);
+  };
   if (splits_round(c, p, tail_splits) && c.block_k > 0) {
     const int64_t k_steps = cdiv(p.k, int64_t(c.block_k));
     const TailSplit split = plan_tail_split(programs(c, p), sms, k_steps);
     if (split.on()) {
       const int64_t whole_rounds = split.whole_items / std::max(sms, 1);
-      const int64_t wait = std::max(c.num_stages, kHeadFixupSteps);  // a turn of the ring
-      return rows * double(c.block_k) *
+      const int64_t turn = std::max(c.num_stages, kHeadFixupSteps);  // a turn of the ring
+      const int64_t wait = tensor_bound ? c.num_stages + kTailStoreSteps : turn;
+      const bool alone = whole_rounds == 0 && split.tails_per_helper <= 1;
+      return per_k(alone) * double(c.block_k) *
              double(whole_rounds * k_steps + split_round_steps(split, wait));
     }
   }
-  return double(waves(c, p, sms)) * rows * double(p.k);
+  const int64_t rounds = waves(c, p, sms);
+  return double(rounds) * per_k(rounds <= 1) * double(p.k);
 }
 
 }  // namespace
@@ -165,7 +212,7 @@ KernelConfig rules_tile(const std::vector<KernelConfig>& configs, const GemmProb
   // faster than 224 of 128x128).
   double lightest_before = 0.0;
   for (const KernelConfig& c : by_area) {
-    const double load = busiest_sm_rows(c, p, sms, tail_splits);
+    const double load = busiest_sm_load(c, p, sms, tail_splits);
     const bool lighter_before = lightest_before > 0.0 && lightest_before < load;
     if (programs(c, p) * 8 >= int64_t(sms) * 7 && !lighter_before) return c;
     if (lightest_before == 0.0 || load < lightest_before) lightest_before = load;
@@ -175,7 +222,7 @@ KernelConfig rules_tile(const std::vector<KernelConfig>& configs, const GemmProb
   const KernelConfig* best = nullptr;
   double best_load = 0.0;
   for (const KernelConfig& c : by_area) {
-    const double load = busiest_sm_rows(c, p, sms, tail_splits);
+    const double load = busiest_sm_load(c, p, sms, tail_splits);
     if (best == nullptr || load < best_load) best = &c, best_load = load;
   }
   return best == nullptr ? KernelConfig{} : *best;

@@ -42,7 +42,9 @@ struct HeuristicChoice {
 // list), unless a larger tile before it loads less into its busiest SM; else the config whose
 // busiest SM loads the least (`tail_splits`: the kernel splits the last round, or the one round
 // under the grid, of configs of one program, for D = alpha * AB, and the load of a config of one
-// consumer counts the split's steps: schedule/tail_split.hpp).
+// consumer counts the split's steps: schedule/tail_split.hpp). Where the tensor cores bound a
+// 16-bit problem over a long K, the busiest SM's load is its tiles' work instead, and the split of
+// configs of two consumers counts too.
 // Before all that, an epilogue beyond alpha*AB over K <= 2048 takes a ping-pong config (sm90)
 // where every SM gets two of its tiles. Split-K configs, and ping-pong otherwise, are left to the
 // autotuner. After it all, 16-bit operands whose lines are off 128-byte boundaries take the

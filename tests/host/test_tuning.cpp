@@ -127,9 +127,44 @@ TEST(RulesConfig, AKernelThatSplitsItsRoundCountsTheSplitsSteps) {
   // Shapes whose tiles fill the SMs keep them.
   EXPECT_EQ(pick(problem(4096, 4096, 4096)), "128x256x64/g8/s4/w12/wt64x256");
   EXPECT_EQ(pick(problem(1024, 1024, 1024)), "64x128x64/g8/s8/w8/wt64x128");
-  EXPECT_EQ(pick(problem(1024, 1024, 16384)), "64x128x64/g8/s8/w8/wt64x128");
+  // (1024 x 1024 x 16384, bound by the tensor cores, takes 128x128 split in two: below.)
   // (1000-value rows, off L2 lines, take the cluster of 2, as without the split.)
   EXPECT_EQ(pick(problem(1000, 1000, 1000)), "64x128x64/g8/s8/w8/wt64x128/c2");
+}
+
+TEST(RulesConfig, WhereTheTensorCoresBoundAProblemTheSplitOfTwoConsumersCounts) {
+  // 16-bit problems of 512 flops or more per element moved, K >= 4096: each config's busiest SM
+  // counts its tile's work, the split of two consumers too (heuristic.cpp: compute_bound). Every
+  // choice below was timed on the H200 against the one the rules made before.
+  const std::vector<KernelConfig> configs = sm90_configs();
+  const auto pick = [&](int64_t m, int64_t n, int64_t k, DType dtype = DType::bf16) {
+    return to_string(rules_config(configs, problem(m, n, k, dtype), 132, true));
+  };
+  // 64 tiles of 128x128 split in two against 128 whole tiles of 64x128 (656 against 549 TFLOP/s);
+  // at K = 4096 the split's hand-over outweighs the gain (393 against 422), and 64x128 stays.
+  EXPECT_EQ(pick(1024, 1024, 16384), "128x128x64/g8/s6/w12/wt64x128");
+  EXPECT_EQ(pick(1024, 1024, 32768), "128x128x64/g8/s6/w12/wt64x128");
+  EXPECT_EQ(pick(1024, 1024, 4096), "64x128x64/g8/s8/w8/wt64x128");
+  // Split three ways, before 64x64 or 128x64 whole (485 against 341; 693 against 462).
+  EXPECT_EQ(pick(768, 768, 16384), "128x128x64/g8/s6/w12/wt64x128");
+  EXPECT_EQ(pick(2048, 512, 32768), "128x128x64/g8/s6/w12/wt64x128");
+  // The large tiles split, before 128x128 or 64x128 whole (708 against 565; 644 against 512).
+  EXPECT_EQ(pick(1792, 768, 32768), "256x128x64/g8/s4/w12/wt128x128");
+  EXPECT_EQ(pick(768, 1536, 32768), "128x256x64/g8/s4/w12/wt64x256");
+  // 96 whole tiles of 128x128 before 192 of 64x128, which give an SM a whole tile and a head or a
+  // tail (575 against 504).
+  EXPECT_EQ(pick(2048, 768, 8192), "128x128x64/g8/s6/w12/wt64x128");
+  // 64x64 split before 64x128 whole (231 against 197).
+  EXPECT_EQ(pick(512, 768, 4096), "64x64x128/g8/s6/w8/wt64x64");
+  // K below 4096 keeps the count of rows loaded: 128x256 whole, not 128x128 split (496 against
+  // 481).
+  EXPECT_EQ(pick(768, 4096, 2048), "128x256x64/g8/s4/w12/wt64x256");
+  // So do tf32 and fp8, whose costs were not timed.
+  EXPECT_EQ(pick(1024, 1024, 16384, DType::tf32), "64x128x64/g8/s8/w8/wt64x128");
+  // A bias: no split, and 128 whole tiles of 64x128 before 64 of 128x128.
+  GemmProblem bias = problem(1024, 1024, 16384);
+  bias.epilogue.bias = bias.a.data;
+  EXPECT_EQ(to_string(rules_config(configs, bias, 132, true)), "64x128x64/g8/s8/w8/wt64x128");
 }
 
 TEST(RulesConfig, OfOneTileTheDeeperStageThenMoreStagesForALongK) {
