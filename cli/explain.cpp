@@ -16,6 +16,7 @@
 #include "schedule/tail_split.hpp"
 #include "schedule/tile_order.hpp"
 #include "schedule/wave_traffic.hpp"
+#include "tune/heuristic.hpp"
 
 namespace tilegemm::cli {
 namespace {
@@ -25,6 +26,7 @@ struct ExplainOptions {
   std::string block = "128x64x32", order = "grouped", dtype = "fp16", scale_mode = "none";
   int64_t group = 8, pid = 0, wave = 0;
   bool choice = false;
+  bool rules = false;
   std::string group_rows;           // a grouped GEMM: each group's rows (K values for k_offsets)
   std::string grouped = "offsets";  // its form
 };
@@ -98,19 +100,25 @@ void print_grouped_walk(const ExplainOptions& o, int64_t bm, int64_t bn, int64_t
   }
 }
 
-// What gemm() would run for a packed, row-major problem of this shape and dtype: backend,
-// kernel, config, where the config comes from, and the tuning key (docs/autotuning.md).
-void print_config_choice(const ExplainOptions& o, DType dtype) {
+// A packed, row-major problem of this shape and dtype, D = A * B, at stand-in device addresses,
+// 16-byte aligned and far apart: plan() and the rules compare them, never read them.
+GemmProblem stand_in_problem(const ExplainOptions& o, DType dtype) {
   GemmProblem p;
   p.m = o.m;
   p.n = o.n;
   p.k = o.k;
-  // Stand-in device addresses, 16-byte aligned and far apart: plan() compares them, never reads.
   p.a = {reinterpret_cast<const void*>(uintptr_t(1) << 40), dtype};
   p.b = {reinterpret_cast<const void*>(uintptr_t(2) << 40), dtype};
   const DType out = harness::default_output_dtype(dtype);
   p.c = {reinterpret_cast<const void*>(uintptr_t(3) << 40), out};
   p.d = {reinterpret_cast<void*>(uintptr_t(3) << 40), out};
+  return p;
+}
+
+// What gemm() would run for a packed, row-major problem of this shape and dtype: backend,
+// kernel, config, where the config comes from, and the tuning key (docs/autotuning.md).
+void print_config_choice(const ExplainOptions& o, DType dtype) {
+  const GemmProblem p = stand_in_problem(o, dtype);
   GemmReport report;
   const Status s = plan(p, GemmOptions{}, &report);
   std::printf(
@@ -127,6 +135,46 @@ void print_config_choice(const ExplainOptions& o, DType dtype) {
   if (!report.tuning_key.empty()) std::printf("  tuning key: %s\n", report.tuning_key.c_str());
   if (!report.kernel_note.empty()) std::printf("  note: %s\n", report.kernel_note.c_str());
   if (!report.aligned_copies.empty()) std::printf("  note: %s\n", report.aligned_copies.c_str());
+}
+
+// How sm90's rules (tune/heuristic.cpp, docs/autotuning.md) weigh its configs for a packed,
+// row-major problem of this shape and dtype on `sms` SMs: no GPU is needed, only the build's
+// list of configs. The busiest SM's load is shown relative to the chosen config's.
+void print_rules(const ExplainOptions& o, DType dtype, int64_t sms) {
+  const gpu::Kernel* kernel = gpu::find_kernel("sm90");
+  std::printf("\nsm90's rules on %lld SMs (a packed row-major %lldx%lldx%lld %s problem):\n",
+              (long long)sms, (long long)o.m, (long long)o.n, (long long)o.k, o.dtype.c_str());
+  if (kernel == nullptr) {
+    std::printf("  none: this build has no sm90 kernel\n");
+    return;
+  }
+  const GemmProblem p = stand_in_problem(o, dtype);
+  std::string why_not;
+  for (const KernelConfig& c : kernel->info.configs) {
+    why_not = kernel->can_implement_on_its_gpu(p, c);
+    if (why_not.empty()) break;
+  }
+  if (!why_not.empty()) {
+    std::printf("  none: %s\n", why_not.c_str());
+    return;
+  }
+  autotune::RulesTrace trace;
+  const KernelConfig chosen = autotune::kernel_rules_config(
+      p, *kernel, int(std::min<int64_t>(sms, INT32_MAX)), &trace, /*anywhere=*/true);
+  double chosen_load = 0.0;  // the load that decided: the tile's, before any cluster
+  for (const autotune::RulesWeighing& w : trace.weighed)
+    if (w.config == trace.tile) chosen_load = w.load;
+  if (!trace.weighed.empty()) {
+    std::printf("  the busiest SM's load counts %s, relative to the choice's\n",
+                trace.tensor_bound ? "its tiles' work (the tensor cores bound the problem)"
+                                   : "the rows it loads (memory bounds the problem)");
+    std::printf("  %-40s %9s  %-5s  %s\n", "config", "programs", "fills", "busiest SM");
+    for (const autotune::RulesWeighing& w : trace.weighed) {
+      std::printf("  %-40s %9lld  %-5s  %.2f\n", to_string(w.config).c_str(), (long long)w.programs,
+                  w.fills ? "yes" : "no", chosen_load > 0 ? w.load / chosen_load : 0.0);
+    }
+  }
+  std::printf("  choice: %s (%s)\n", to_string(chosen).c_str(), trace.rule.c_str());
 }
 
 // The fp8 scales the traced program reads (tilegemm.hpp's ScaleMode, problem/scales.hpp).
@@ -392,6 +440,7 @@ void explain_command(const ExplainOptions& o) {
   if (scale_mode != ScaleMode::none) print_tile_scales(o, scale_mode, r0, r1, c0, c1, bk);
   if (!o.group_rows.empty()) print_grouped_walk(o, bm, bn, wave);
   if (o.choice) print_config_choice(o, dtype);
+  if (o.rules) print_rules(o, dtype, grid);
 }
 
 }  // namespace
@@ -427,6 +476,9 @@ void add_explain_command(CLI::App& app) {
   cmd->add_flag("--choice", o.choice,
                 "also say which kernel and config gemm() would run for this shape and dtype, "
                 "where the config comes from (heuristic, cache) and its tuning key");
+  cmd->add_flag("--rules", o.rules,
+                "also show how sm90's rules weigh its configs for this shape and dtype on --wave "
+                "SMs, and which they choose (no GPU needed)");
   cmd->callback([grouped] {
     if (grouped->count() > 0 && o.group_rows.empty()) fail("--grouped needs --group-rows");
     explain_command(o);

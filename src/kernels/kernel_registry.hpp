@@ -24,6 +24,13 @@ struct Kernel {
   // Empty when the config and the problem fit; else why not (names the config or argument).
   std::function<std::string(const GemmProblem&, const KernelConfig&)> can_implement;
   Launcher launch;
+  // can_implement without its check of the device this process sees (sm90: a Hopper GPU and this
+  // build's code for it): which configs take a problem on the GPU the kernel is for, wherever the
+  // question is asked (tilegemm explain --rules). Null: can_implement.
+  std::function<std::string(const GemmProblem&, const KernelConfig&)> can_implement_anywhere;
+  std::string can_implement_on_its_gpu(const GemmProblem& p, const KernelConfig& c) const {
+    return can_implement_anywhere ? can_implement_anywhere(p, c) : can_implement(p, c);
+  }
   // The most device memory a launch of `config` takes from its workspace (Launcher) for `args`.
   std::function<size_t(const GemmArgs&, const KernelConfig&)> workspace_bytes =
       [](const GemmArgs&, const KernelConfig&) { return size_t(0); };

@@ -124,8 +124,12 @@ bool splits_round(const KernelConfig& c, const GemmProblem& p, bool tail_splits)
 // Where the tensor cores bound it, a wait costs that turn and a tail's store besides: on the H200,
 // 128x128 split in two lost to 64x128 whole at 1024 x 1024 x 4096 (393 against 422 TFLOP/s) and
 // won at 8192 (529 against 501).
+// Whether the rules weigh a config by its tiles' work (busiest_sm_load): for a kernel that splits
+// rounds (sm90's consumers) on a problem the tensor cores bound.
+bool counts_work(const GemmProblem& p, bool tail_splits) { return tail_splits && compute_bound(p); }
+
 double busiest_sm_load(const KernelConfig& c, const GemmProblem& p, int sms, bool tail_splits) {
-  const bool tensor_bound = tail_splits && compute_bound(p);
+  const bool tensor_bound = counts_work(p, tail_splits);
   const auto per_k = [&](bool alone) {
     return tensor_bound ? double(c.block_m) * c.block_n * time_per_area(c, alone)
                         : double(c.block_m + c.block_n);
@@ -172,7 +176,7 @@ constexpr int64_t kClusterOf4MinWaves = 6;
 
 // The choice of rules_config before the cluster rule below.
 KernelConfig rules_tile(const std::vector<KernelConfig>& configs, const GemmProblem& p, int sms,
-                        bool tail_splits) {
+                        bool tail_splits, RulesTrace& trace) {
   // Ping-pong (sm90) for an epilogue beyond alpha*AB over a short K (up to 2048), when every SM
   // gets at least two of its tiles, one per consumer. There a tile's epilogue takes about as long
   // as its mainloop, and ping-pong runs it during the other consumer's mainloop: 8192 x 8192 x
@@ -181,7 +185,10 @@ KernelConfig rules_tile(const std::vector<KernelConfig>& configs, const GemmProb
   // 4096 x 11008 x 4096: -5 %).
   if (!scales_only(p.epilogue) && p.k <= 2048) {
     for (const KernelConfig& c : configs)
-      if (c.schedule == KernelSchedule::ping_pong && programs(c, p) >= 2 * int64_t(sms)) return c;
+      if (c.schedule == KernelSchedule::ping_pong && programs(c, p) >= 2 * int64_t(sms)) {
+        trace.rule = "ping-pong: an epilogue beyond alpha * AB over K <= 2048, two tiles per SM";
+        return c;
+      }
   }
   // Otherwise ping-pong is left to the autotuner.
   std::vector<KernelConfig> by_area;
@@ -210,22 +217,27 @@ KernelConfig rules_tile(const std::vector<KernelConfig>& configs, const GemmProb
   // taken where a larger tile before it loads less into its busiest SM (768 x 768 x 4096: 72
   // tiles of 128x64 ran 47 % faster than 144 of 64x64; 1792 x 2048 x 2048: 112 of 128x256 4 %
   // faster than 224 of 128x128).
-  double lightest_before = 0.0;
+  trace.tensor_bound = counts_work(p, tail_splits);
   for (const KernelConfig& c : by_area) {
-    const double load = busiest_sm_load(c, p, sms, tail_splits);
-    const bool lighter_before = lightest_before > 0.0 && lightest_before < load;
-    if (programs(c, p) * 8 >= int64_t(sms) * 7 && !lighter_before) return c;
-    if (lightest_before == 0.0 || load < lightest_before) lightest_before = load;
+    trace.weighed.push_back({c, programs(c, p), programs(c, p) * 8 >= int64_t(sms) * 7,
+                             busiest_sm_load(c, p, sms, tail_splits)});
+  }
+  double lightest_before = 0.0;
+  for (const RulesWeighing& w : trace.weighed) {
+    const bool lighter_before = lightest_before > 0.0 && lightest_before < w.load;
+    if (w.fills && !lighter_before) {
+      trace.rule = "the largest tile that fills 7/8 of the SMs, no larger one lighter";
+      return w.config;
+    }
+    if (lightest_before == 0.0 || w.load < lightest_before) lightest_before = w.load;
   }
   // Nothing fills it: the config whose busiest SM loads the least, the first in the order above
   // on a tie (sm90: 64x64 at 512^3 and on skinny problems).
-  const KernelConfig* best = nullptr;
-  double best_load = 0.0;
-  for (const KernelConfig& c : by_area) {
-    const double load = busiest_sm_load(c, p, sms, tail_splits);
-    if (best == nullptr || load < best_load) best = &c, best_load = load;
-  }
-  return best == nullptr ? KernelConfig{} : *best;
+  const RulesWeighing* best = nullptr;
+  for (const RulesWeighing& w : trace.weighed)
+    if (best == nullptr || w.load < best->load) best = &w;
+  trace.rule = "the lightest busiest SM; no lighter config fills the SMs";
+  return best == nullptr ? KernelConfig{} : best->config;
 }
 
 // The unclustered config `c` in clusters of cluster_m x cluster_n, if `configs` has it; else
@@ -243,8 +255,12 @@ const KernelConfig* clustered_twin(const KernelConfig& c, const std::vector<Kern
 }  // namespace
 
 KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& p, int sms,
-                          bool tail_splits) {
-  const KernelConfig c = rules_tile(configs, p, sms, tail_splits);
+                          bool tail_splits, RulesTrace* trace) {
+  RulesTrace local;
+  RulesTrace& t = trace != nullptr ? *trace : local;
+  t = RulesTrace{};
+  const KernelConfig c = rules_tile(configs, p, sms, tail_splits, t);
+  t.tile = c;
   // 16-bit operands whose lines are off L2 lines take the tile's cluster of 2: each 128-byte box
   // row then reads two L2 lines, the K loop is bound by L2, and the cluster reads B once for two
   // programs. On the H100 (bf16, `run --config`, TFLOP/s): 2040^3 (4080-byte lines) 374 ->
@@ -258,10 +274,28 @@ KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmPr
   const bool off_lines = !on_l2_lines(p.a, p.m, p.k) || !on_l2_lines(p.b, p.k, p.n);
   if (is_16_bit(p.a.dtype) && off_lines) {
     const KernelConfig* four = clustered_twin(c, configs, 2, 2);
-    if (four != nullptr && waves(c, p, sms) >= kClusterOf4MinWaves) return *four;
-    if (const KernelConfig* two = clustered_twin(c, configs, 2, 1)) return *two;
+    if (four != nullptr && waves(c, p, sms) >= kClusterOf4MinWaves) {
+      t.rule += "; A's or B's lines off L2 lines, six waves or more: its cluster of 2 x 2";
+      return *four;
+    }
+    if (const KernelConfig* two = clustered_twin(c, configs, 2, 1)) {
+      t.rule += "; A's or B's lines off L2 lines: its cluster of 2";
+      return *two;
+    }
   }
   return c;
+}
+
+KernelConfig kernel_rules_config(const GemmProblem& p, const gpu::Kernel& kernel, int sms,
+                                 RulesTrace* trace, bool anywhere) {
+  std::vector<KernelConfig> configs;
+  for (const KernelConfig& c : kernel.info.configs) {
+    const std::string why =
+        anywhere ? kernel.can_implement_on_its_gpu(p, c) : kernel.can_implement(p, c);
+    if (why.empty()) configs.push_back(c);
+  }
+  return rules_config(configs.empty() ? kernel.info.configs : configs, p, sms, kernel.tail_splits,
+                      trace);
 }
 
 const TunedRow* nearest_tuned(const TunedTable& table, const GemmProblem& p,
@@ -311,11 +345,7 @@ HeuristicChoice heuristic(const GemmProblem& p, const gpu::Kernel& kernel,
   }
   // The rules choose among the configs that take this problem (sm80's 3-stage ones take one input
   // type each, with aligned rows only); if none does, the error comes from the launch.
-  std::vector<KernelConfig> configs;
-  for (const KernelConfig& c : kernel.info.configs)
-    if (kernel.can_implement(p, c).empty()) configs.push_back(c);
-  choice.config =
-      rules_config(configs.empty() ? kernel.info.configs : configs, p, sms, kernel.tail_splits);
+  choice.config = kernel_rules_config(p, kernel, sms);
   if (kernel.persistent && choice.config.cluster_m <= 1 && choice.config.cluster_n <= 1) {
     // A persistent kernel's wave is one program per SM, so the L2 model can pick the launch
     // order: 128x256 tiles on 132 SMs read 23 % fewer bytes per wave with GROUP_SIZE_M 16 than

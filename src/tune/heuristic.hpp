@@ -49,8 +49,28 @@ struct HeuristicChoice {
 // where every SM gets two of its tiles. Split-K configs, and ping-pong otherwise, are left to the
 // autotuner. After it all, 16-bit operands whose lines are off 128-byte boundaries take the
 // chosen tile's cluster of 2, or of 2 x 2 over six waves or more, where `configs` has it.
+// `trace`, when given, receives how the rules weighed the configs (tilegemm explain --rules).
+struct RulesWeighing {
+  KernelConfig config;
+  int64_t programs = 0;  // its tiles, times the batch
+  bool fills = false;    // programs for at least 7/8 of the SMs
+  double load = 0.0;     // what its busiest SM takes (rows loaded, or its tiles' work)
+};
+struct RulesTrace {
+  bool tensor_bound = false;           // the load counts work, not rows
+  std::vector<RulesWeighing> weighed;  // in the rules' order (largest tile first)
+  std::string rule;                    // how the choice was made
+  KernelConfig tile;                   // the choice before the cluster rule
+};
 KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& problem,
-                          int sms, bool tail_splits = false);
+                          int sms, bool tail_splits = false, RulesTrace* trace = nullptr);
+
+// The rules for `kernel` on `sms` SMs, among its configs that take the problem (all of them if
+// none does: the launch then says why not), with `trace` as above. `anywhere`: the configs that
+// take it on the GPU the kernel is for, whatever device this process sees
+// (Kernel::can_implement_anywhere).
+KernelConfig kernel_rules_config(const GemmProblem& problem, const gpu::Kernel& kernel, int sms,
+                                 RulesTrace* trace = nullptr, bool anywhere = false);
 
 // The same config with BLOCK_SIZE_M and BLOCK_SIZE_N swapped, if `configs` has it (same slice,
 // stages, warps, cluster and split; GROUP_SIZE_M kept) and it needs fewer waves of `sms`

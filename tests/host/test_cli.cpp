@@ -109,6 +109,28 @@ TEST(CliExplain, SaysHowThePersistentKernelSplitsAPartialLastRound) {
       << r.output;
 }
 
+TEST(CliExplain, RulesShowHowSm90WeighsItsConfigsWithoutAGpu) {
+  const Result r = run_cli("explain 1024 1024 16384 --dtype bf16 --rules --wave 132");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("sm90's rules on 132 SMs"), std::string::npos) << r.output;
+  if (!TILEGEMM_WITH_CUDA) {
+    EXPECT_NE(r.output.find("none: this build has no sm90 kernel"), std::string::npos) << r.output;
+    return;
+  }
+  EXPECT_NE(r.output.find("its tiles' work (the tensor cores bound the problem)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("128x256x64/g8/s4/w12/wt64x256"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("choice: 128x128x64/g8/s6/w12/wt64x128 (the lightest busiest SM"),
+            std::string::npos)
+      << r.output;
+  // fp32 is not sm90's: the reason, named.
+  const Result f = run_cli("explain 100 100 100 --dtype fp32 --rules");
+  EXPECT_EQ(f.exit_code, 0) << f.output;
+  EXPECT_NE(f.output.find("none: "), std::string::npos) << f.output;
+  EXPECT_NE(f.output.find("fp32"), std::string::npos) << f.output;
+}
+
 TEST(CliExplain, RowOrderIsAvailable) {
   const Result r = run_cli("explain 1024 768 128 --block 128x64x32 --pid 60 --order row --wave 8");
   EXPECT_EQ(r.exit_code, 0);

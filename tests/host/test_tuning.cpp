@@ -1,6 +1,7 @@
 // The autotuner's host parts: tuning keys, pruning rules, and the cache file protocol.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -165,6 +166,35 @@ TEST(RulesConfig, WhereTheTensorCoresBoundAProblemTheSplitOfTwoConsumersCounts) 
   GemmProblem bias = problem(1024, 1024, 16384);
   bias.epilogue.bias = bias.a.data;
   EXPECT_EQ(to_string(rules_config(configs, bias, 132, true)), "64x128x64/g8/s8/w8/wt64x128");
+}
+
+TEST(RulesConfig, TheTraceSaysHowEachConfigWasWeighed) {
+  const std::vector<KernelConfig> configs = sm90_configs();
+  RulesTrace trace;
+  // 1024 x 1024 x 16384: bound by the tensor cores; nothing lighter fills the SMs, so the lightest
+  // busiest SM, 128x128 split in two, which does not fill them with whole tiles (64 of them).
+  const KernelConfig chosen = rules_config(configs, problem(1024, 1024, 16384), 132, true, &trace);
+  EXPECT_TRUE(trace.tensor_bound);
+  ASSERT_FALSE(trace.weighed.empty());
+  EXPECT_EQ(to_string(trace.weighed.front().config), "128x256x64/g8/s4/w12/wt64x256");
+  const auto it = std::find_if(trace.weighed.begin(), trace.weighed.end(),
+                               [&](const RulesWeighing& w) { return w.config == chosen; });
+  ASSERT_NE(it, trace.weighed.end());
+  EXPECT_EQ(it->programs, 64);
+  EXPECT_FALSE(it->fills);
+  for (const RulesWeighing& w : trace.weighed) EXPECT_GE(w.load, it->load) << to_string(w.config);
+  EXPECT_NE(trace.rule.find("lightest busiest SM"), std::string::npos) << trace.rule;
+  // 4096^3: the largest tile fills; memory's count, as for K = 2048.
+  EXPECT_EQ(to_string(rules_config(configs, problem(4096, 4096, 4096), 132, true, &trace)),
+            "128x256x64/g8/s4/w12/wt64x256");
+  EXPECT_NE(trace.rule.find("the largest tile that fills"), std::string::npos) << trace.rule;
+  rules_config(configs, problem(1024, 1024, 2048), 132, true, &trace);
+  EXPECT_FALSE(trace.tensor_bound);
+  // Lines off L2 lines: the cluster, said in the rule.
+  GemmProblem off = problem(1000, 1000, 1000);
+  EXPECT_EQ(to_string(rules_config(configs, off, 132, true, &trace)),
+            "64x128x64/g8/s8/w8/wt64x128/c2");
+  EXPECT_NE(trace.rule.find("cluster of 2"), std::string::npos) << trace.rule;
 }
 
 TEST(RulesConfig, OfOneTileTheDeeperStageThenMoreStagesForALongK) {

@@ -294,12 +294,16 @@ Kernel sm90_kernel() {
     return dtype == DType::tf32 ? sm90::compiled_shared_bytes<Tf32>(c)
                                 : sm90::compiled_shared_bytes<Bf16>(c);
   };
-  kernel.can_implement = [config_check = kernel.can_implement](const GemmProblem& p,
-                                                               const KernelConfig& c) {
+  kernel.can_implement_anywhere = [config_check = kernel.can_implement](const GemmProblem& p,
+                                                                        const KernelConfig& c) {
     if (std::string why = config_check(p, c); !why.empty()) return why;
     // The problem first: a config of the right list would not take it either.
     if (std::string why = sm90::problem_check(p); !why.empty()) return why;
-    if (std::string why = sm90::compiled_check(p, c); !why.empty()) return why;
+    return sm90::compiled_check(p, c);
+  };
+  kernel.can_implement = [anywhere = kernel.can_implement_anywhere](const GemmProblem& p,
+                                                                    const KernelConfig& c) {
+    if (std::string why = anywhere(p, c); !why.empty()) return why;
     return sm90::device_check();
   };
   return kernel;
