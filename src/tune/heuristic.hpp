@@ -36,6 +36,20 @@ struct HeuristicChoice {
   std::string rule;  // "table", "table, turned" (turned_if_fewer_waves) or "rules"
 };
 
+// How rules_config weighed one config, and the whole of its weighing (tilegemm explain --rules).
+struct RulesWeighing {
+  KernelConfig config;
+  int64_t programs = 0;  // its tiles, times the batch
+  bool fills = false;    // programs for at least 7/8 of the SMs
+  double load = 0.0;     // what its busiest SM takes (rows loaded, or its tiles' work)
+};
+struct RulesTrace {
+  bool tensor_bound = false;           // the load counts work, not rows
+  std::vector<RulesWeighing> weighed;  // in the rules' order (largest tile first)
+  std::string rule;                    // how the choice was made
+  KernelConfig tile;                   // the choice before the cluster rule
+};
+
 // The rules, for a kernel's compiled configs: the largest tile that still gives at least 7/8 of
 // the `sms` SMs a program (of equal areas, the one with fewer waves, then the one shaped like the
 // problem, then the deeper slice, then the stages that suit K's length, then the first in the
@@ -50,18 +64,6 @@ struct HeuristicChoice {
 // autotuner. After it all, 16-bit operands whose lines are off 128-byte boundaries take the
 // chosen tile's cluster of 2, or of 2 x 2 over six waves or more, where `configs` has it.
 // `trace`, when given, receives how the rules weighed the configs (tilegemm explain --rules).
-struct RulesWeighing {
-  KernelConfig config;
-  int64_t programs = 0;  // its tiles, times the batch
-  bool fills = false;    // programs for at least 7/8 of the SMs
-  double load = 0.0;     // what its busiest SM takes (rows loaded, or its tiles' work)
-};
-struct RulesTrace {
-  bool tensor_bound = false;           // the load counts work, not rows
-  std::vector<RulesWeighing> weighed;  // in the rules' order (largest tile first)
-  std::string rule;                    // how the choice was made
-  KernelConfig tile;                   // the choice before the cluster rule
-};
 KernelConfig rules_config(const std::vector<KernelConfig>& configs, const GemmProblem& problem,
                           int sms, bool tail_splits = false, RulesTrace* trace = nullptr);
 
