@@ -7,8 +7,8 @@
      and in bursts of 100 calls after a synchronisation (the host's cost alone); the four cases
      take turns round by round, and each difference is the median of the rounds' differences.
   2. A large product (4096^3 bf16): TFLOP/s of tilegemm.matmul from Python, timed with CUDA
-     events around each call after an L2 flush, median of the reps, against torch.matmul in the
-     same run. The C++ call's figure for the same shape comes from `tilegemm run` (gpu-check.sh
+     events around each call after an L2 flush (the device kept busy while the host enqueues, as
+     the C++ timer's flush does), median of the reps, against torch.matmul in the same run. The C++ call's figure for the same shape comes from `tilegemm run` (gpu-check.sh
      prints both).
 
   PYTHONPATH=build-gpu/python python3 scripts/python-bench.py [--small 64] [--large 4096]
@@ -31,6 +31,7 @@ import tilegemm
 
 
 BURST = 100  # calls in a burst: far fewer than CUDA's launch queue holds
+LARGE_ROUNDS = 5
 
 
 def per_call_us(fn, calls, rounds):
@@ -46,19 +47,26 @@ def per_call_us(fn, calls, rounds):
     return statistics.median(samples)
 
 
-def event_ms(fn, reps, flush):
+def event_times_ms(fn, reps, flush, warm_calls=0):
+    """Cold (warm_calls 0): the call alone after an L2 flush. Warm: warm_calls calls back to back,
+    no flush (as `tilegemm bench --warm`), the time per call."""
     times = []
     for _ in range(3):
         fn()
     for _ in range(reps):
-        flush.zero_()
+        # The device sleeps first (~0.5 ms), so that the flush, the events and the call are all
+        # enqueued before it reaches them: the events time the device's work, not the host's.
+        torch.cuda._sleep(1_000_000)
+        if not warm_calls:
+            flush.zero_()
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        fn()
+        for _ in range(max(warm_calls, 1)):
+            fn()
         stop.record()
         stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
+        times.append(start.elapsed_time(stop) / max(warm_calls, 1))
+    return times
 
 
 def breakdown(a, b, out, args):
@@ -178,11 +186,21 @@ def main():
     out = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
     flush = torch.empty(2 * 60 * 1024 * 1024, device="cuda", dtype=torch.uint8)
     flops = 2.0 * n * n * n
-    print(f"\n{n}^3 bf16, CUDA events around each call after an L2 flush, median of {args.reps}:")
-    for name, fn in [("tilegemm.matmul(a, b, out=out)", lambda: tilegemm.matmul(a, b, out=out)),
-                     ("torch.matmul(a, b, out=out)", lambda: torch.matmul(a, b, out=out))]:
-        ms = event_ms(fn, args.reps, flush)
-        print(f"  {name:34s} {ms:8.4f} ms {flops / ms / 1e9:7.1f} TFLOP/s")
+    large = [("tilegemm.matmul(a, b, out=out)", lambda: tilegemm.matmul(a, b, out=out)),
+             ("torch.matmul(a, b, out=out)", lambda: torch.matmul(a, b, out=out))]
+    print(f"\n{n}^3 bf16, CUDA events; the cases take turns over {LARGE_ROUNDS} rounds of "
+          f"{args.reps}, median of all:")
+    for warm_calls in (0, 10):
+        print("  cold:" if not warm_calls else f"  warm ({warm_calls} calls back to back, no flush):")
+        times = {name: [] for name, _ in large}
+        for _ in range(LARGE_ROUNDS):
+            for name, fn in large:
+                times[name] += event_times_ms(fn, args.reps, flush, warm_calls)
+        for name, t in times.items():
+            ms = statistics.median(t)
+            per_round = [statistics.median(t[i:i + args.reps]) for i in range(0, len(t), args.reps)]
+            print(f"  {name:34s} {ms:8.4f} ms {flops / ms / 1e9:7.1f} TFLOP/s (rounds' medians "
+                  f"{min(per_round):.4f} to {max(per_round):.4f} ms)")
     print("  (" + str(tilegemm.plan(a, b)["kernel"]) + " " + tilegemm.plan(a, b)["config"] + ")")
 
 

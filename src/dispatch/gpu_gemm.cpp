@@ -129,11 +129,12 @@ Status launch(const gpu::Kernel& kernel, const GemmProblem& p, const KernelConfi
 
 Status run_on_gpu(const GemmProblem& p, const GemmOptions& options, GemmReport* report) {
   // While the stream is capturing a CUDA graph, nothing may allocate, synchronise or time: the
-  // workspace is the caller's or none, and the config is not tuned.
-  const bool capturing = gpu::stream_is_capturing(p.stream);
-  gpu::Workspace workspace(p.stream, options.workspace, options.workspace_bytes, !capturing);
-  const CallSignature signature =
-      call_signature(p, options, autotune::policy_of(options), autotune::current_device());
+  // workspace is the caller's or none (the workspace asks the stream before it allocates), and
+  // the config is not tuned. The stream is asked only where the answer matters: the query is a
+  // driver call, and most calls neither allocate nor tune.
+  gpu::Workspace workspace(p.stream, options.workspace, options.workspace_bytes);
+  const AutotunePolicy policy = autotune::policy_of(options);
+  const CallSignature signature = call_signature(p, options, policy, autotune::current_device());
   const std::optional<Choice> known = remembered_choice(signature);
   // The copies come first: the kernel, the config and the tuning key are those of the problem
   // the kernel will read. A remembered choice was one that needed none.
@@ -142,6 +143,8 @@ Status run_on_gpu(const GemmProblem& p, const GemmOptions& options, GemmReport* 
   if (Status s = copies.make(p, plan, workspace); !s.ok()) return s;
   const GemmProblem& q = copies.problem();
   Choice choice;
+  const bool capturing =
+      !known && policy != AutotunePolicy::off && gpu::stream_is_capturing(p.stream);
   if (known) {
     choice = *known;
   } else if (Status s = choose(q, options, &choice, /*may_tune=*/!capturing); !s.ok()) {
@@ -171,8 +174,7 @@ Status run_problems_on_gpu(std::span<const GemmProblem> problems, const GemmOpti
   if (Status s = choose_for_problems(problems, options, &c); !s.ok()) return s;
   const GemmProblem& whole = c.whole;
   if (c.one_by_one.empty()) {
-    gpu::Workspace workspace(whole.stream, options.workspace, options.workspace_bytes,
-                             !gpu::stream_is_capturing(whole.stream));
+    gpu::Workspace workspace(whole.stream, options.workspace, options.workspace_bytes);
     // GROUP_SIZE_M as the config says, capped at the most tile rows a problem has.
     int64_t tile_rows = 1;
     for (const GemmProblem& p : problems) {
@@ -270,7 +272,7 @@ Status workspace_on_gpu(const GemmProblem& p, const GemmOptions& options, size_t
 
 Status tune_on_gpu(const GemmProblem& p, const GemmOptions& options, TuneResult* result,
                    const std::function<void(int, int)>& progress) {
-  gpu::Workspace workspace(p.stream, options.workspace, options.workspace_bytes, true);
+  gpu::Workspace workspace(p.stream, options.workspace, options.workspace_bytes);
   gpu::AlignedCopies copies;
   if (Status s = copies.make(p, gpu::copy_plan(p, options), workspace); !s.ok()) return s;
   autotune::CacheEntry winner;

@@ -48,11 +48,8 @@ std::string megabytes(size_t bytes) {
 
 }  // namespace
 
-Workspace::Workspace(void* stream, void* given, size_t given_bytes, bool may_allocate)
-    : stream_(stream),
-      given_(static_cast<char*>(given)),
-      given_bytes_(given ? given_bytes : 0),
-      may_allocate_(may_allocate) {
+Workspace::Workspace(void* stream, void* given, size_t given_bytes)
+    : stream_(stream), given_(static_cast<char*>(given)), given_bytes_(given ? given_bytes : 0) {
   // The caller's pointer need not be aligned: its first aligned byte is where parts start.
   if (given_) {
     const auto address = reinterpret_cast<uintptr_t>(given_);
@@ -86,7 +83,10 @@ Status Workspace::take(size_t bytes, const char* what, void** memory) {
     given_used_ += part;
     return Status::success();
   }
-  if (!may_allocate_) {
+  if (pool_ == Pool::not_asked) {
+    pool_ = stream_is_capturing(stream_) ? Pool::capturing : Pool::usable;
+  }
+  if (pool_ == Pool::capturing) {
     note(std::string(what) + " went without: the stream is capturing a CUDA graph and no " +
          "workspace was given (GemmOptions::workspace, sized by workspace_size())");
     return Status::success();

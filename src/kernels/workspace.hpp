@@ -23,9 +23,10 @@ namespace tilegemm::gpu {
 
 class Workspace {
  public:
-  // `given`/`given_bytes`: the caller's workspace (null: none). `may_allocate`: whether the pool
-  // may be used when none is given (false while the stream is capturing).
-  Workspace(void* stream, void* given, size_t given_bytes, bool may_allocate);
+  // `given`/`given_bytes`: the caller's workspace (null: none). Without one the pool serves,
+  // unless the stream is capturing: asked at the first allocation, so that a call that needs no
+  // memory pays no query.
+  Workspace(void* stream, void* given, size_t given_bytes);
   ~Workspace();  // gives pool memory back, stream-ordered: after the work enqueued meanwhile
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
@@ -44,7 +45,7 @@ class Workspace {
   void* stream_ = nullptr;
   char* given_ = nullptr;
   size_t given_bytes_ = 0, given_used_ = 0;
-  bool may_allocate_ = true;
+  enum class Pool { not_asked, usable, capturing } pool_ = Pool::not_asked;
   std::vector<void*> pooled_;
   std::string shortfall_;
 };
