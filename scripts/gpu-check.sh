@@ -204,10 +204,14 @@ grep -E "^(square|unaligned|skinny|llm|longk|fp8|moe) |geometric|^  [a-z0-9]+ |n
 # product's TFLOP/s from Python next to the C++ call's.
 if [ -n "${PYTHON_BENCH-1}" ] && [ -z "${SKIP_BENCH:-}" ] && [ -d "$BUILD/python/tilegemm" ] &&
    python3 -c 'import torch' 2> /dev/null; then
+  printf '4096 4096 4096\n' > "$OUT/python-bench-shape.txt"
   { PYTHONPATH="$BUILD/python" timeout 600 python3 scripts/python-bench.py
-    echo "C++ call (tilegemm run):"; tg run 4096 4096 4096 --dtype bf16 --reps 30; } \
+    echo "C++ call (tilegemm bench, cold then warm):"
+    tg bench --shapes "$OUT/python-bench-shape.txt" --dtype bf16 --reps 20
+    tg bench --shapes "$OUT/python-bench-shape.txt" --dtype bf16 --reps 20 --warm; } \
     > "$OUT/python-bench.txt" 2>&1
-  grep -E " us host$|TFLOP/s|tilegemm - torch" "$OUT/python-bench.txt" | tee -a "$summary"
+  grep -E " us host$|TFLOP/s|tilegemm - torch|^file |cold|warm" "$OUT/python-bench.txt" |
+    tee -a "$summary"
 fi
 
 python3 bench/plot.py "$OUT/bench.csv" "$OUT/square.png" > /dev/null 2>&1 ||

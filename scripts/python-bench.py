@@ -6,9 +6,10 @@
      model's eager loop pays it; where the device takes longer per call than the host, its pace),
      and in bursts of 100 calls after a synchronisation (the host's cost alone); the four cases
      take turns round by round, and each difference is the median of the rounds' differences.
-  2. A large product (4096^3 bf16): TFLOP/s of tilegemm.matmul from Python, timed with CUDA
-     events around each call after an L2 flush (the device kept busy while the host enqueues, as
-     the C++ timer's flush does), median of the reps, against torch.matmul in the same run. The C++ call's figure for the same shape comes from `tilegemm run` (gpu-check.sh
+  2. A large product (4096^3 bf16): TFLOP/s of tilegemm.matmul from Python against torch.matmul
+     in the same run, the two taking turns over rounds, timed with CUDA events (the device kept
+     busy while the host enqueues): cold, each call after an L2 flush, and warm, 10 calls back to
+     back. The C++ call's figures for the same shape come from `tilegemm bench` (gpu-check.sh
      prints both).
 
   PYTHONPATH=build-gpu/python python3 scripts/python-bench.py [--small 64] [--large 4096]
@@ -191,7 +192,7 @@ def main():
     print(f"\n{n}^3 bf16, CUDA events; the cases take turns over {LARGE_ROUNDS} rounds of "
           f"{args.reps}, median of all:")
     for warm_calls in (0, 10):
-        print("  cold:" if not warm_calls else f"  warm ({warm_calls} calls back to back, no flush):")
+        print(f"  warm ({warm_calls} calls back to back, no flush):" if warm_calls else "  cold:")
         times = {name: [] for name, _ in large}
         for _ in range(LARGE_ROUNDS):
             for name, fn in large:
