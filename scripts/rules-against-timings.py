@@ -6,7 +6,10 @@ fastest of them, and how far their choice is from it.
 A change to the rules (src/tune/heuristic.cpp) should keep or raise the count; a shape whose
 choice moves to a config never timed there is listed, to be timed before the change lands.
 
-  scripts/rules-against-timings.py [--tilegemm build/tilegemm] [--wave 132] [CSV ...]
+  scripts/rules-against-timings.py [--tilegemm build/tilegemm] [--wave 132] [--at-least N] [CSV ...]
+
+With --at-least N it exits with status 1 when the rules take the fastest timed config on fewer
+than N shapes (the host test RulesAgainstTimings holds them to today's count).
 
 CSV: `tilegemm bench --csv` files, one row per shape and config (their `config` column says which;
 lines starting with # are skipped; only NN rows timed cold count, the problem explain weighs); the
@@ -61,6 +64,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tilegemm", default=str(ROOT / "build" / "tilegemm"))
     parser.add_argument("--wave", type=int, default=132, help="SMs (the files' GPU: H200, 132)")
+    parser.add_argument("--at-least", type=int, default=0,
+                        help="fail when the rules take the fastest on fewer shapes")
     parser.add_argument("csv", nargs="*", help="bench CSV files (default: the rules' runs)")
     args = parser.parse_args()
     paths = args.csv or [RESULTS / name for name in DEFAULT_FILES]
@@ -87,6 +92,9 @@ def main():
     print(f"{len(shapes)} shapes timed with two or more configs: the rules take the fastest on "
           f"{fastest} of the {len(ratios)} where their choice was timed (geometric mean of its "
           f"speed over the fastest's {mean:.4f}); {len(untimed)} choices not timed")
+    if fastest < args.at_least:
+        sys.exit(f"fewer than {args.at_least}: a change to the rules lost timed choices (above); "
+                 f"time the configs it takes instead, or keep the rules")
 
 
 if __name__ == "__main__":
