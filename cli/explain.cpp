@@ -168,10 +168,19 @@ void print_rules(const ExplainOptions& o, DType dtype, int64_t sms) {
     std::printf("  the busiest SM's load counts %s, relative to the choice's\n",
                 trace.tensor_bound ? "its tiles' work (the tensor cores bound the problem)"
                                    : "the rows it loads (memory bounds the problem)");
-    std::printf("  %-40s %9s  %-5s  %s\n", "config", "programs", "fills", "busiest SM");
+    std::printf("  %-40s %9s  %-5s  %-10s  %s\n", "config", "programs", "fills", "busiest SM",
+                "the last round's split it counts (K steps of the config's BLOCK_SIZE_K)");
     for (const autotune::RulesWeighing& w : trace.weighed) {
-      std::printf("  %-40s %9lld  %-5s  %.2f\n", to_string(w.config).c_str(), (long long)w.programs,
-                  w.fills ? "yes" : "no", chosen_load > 0 ? w.load / chosen_load : 0.0);
+      std::string split = "-";
+      if (w.split.on()) {
+        split = std::to_string(w.split.tail_items) + " tiles, each a head of " +
+                std::to_string(w.split.head_steps) + " and " +
+                std::to_string(w.split.tails_per_item) + " tail(s) of " +
+                std::to_string(w.split.tail_steps);
+      }
+      std::printf("  %-40s %9lld  %-5s  %-10.2f  %s\n", to_string(w.config).c_str(),
+                  (long long)w.programs, w.fills ? "yes" : "no",
+                  chosen_load > 0 ? w.load / chosen_load : 0.0, split.c_str());
     }
   }
   std::printf("  choice: %s (%s)\n", to_string(chosen).c_str(), trace.rule.c_str());

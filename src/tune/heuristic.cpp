@@ -128,7 +128,9 @@ bool splits_round(const KernelConfig& c, const GemmProblem& p, bool tail_splits)
 // rounds (sm90's consumers) on a problem the tensor cores bound.
 bool counts_work(const GemmProblem& p, bool tail_splits) { return tail_splits && compute_bound(p); }
 
-double busiest_sm_load(const KernelConfig& c, const GemmProblem& p, int sms, bool tail_splits) {
+// `counted`, when given: the split the load counts (none where it counts none).
+double busiest_sm_load(const KernelConfig& c, const GemmProblem& p, int sms, bool tail_splits,
+                       TailSplit* counted = nullptr) {
   const bool tensor_bound = counts_work(p, tail_splits);
   const auto per_k = [&](bool alone) {
     return tensor_bound ? double(c.block_m) * c.block_n * time_per_area(c, alone)
@@ -138,6 +140,7 @@ double busiest_sm_load(const KernelConfig& c, const GemmProblem& p, int sms, boo
     const int64_t k_steps = cdiv(p.k, int64_t(c.block_k));
     const TailSplit split = plan_tail_split(programs(c, p), sms, k_steps);
     if (split.on()) {
+      if (counted) *counted = split;
       const int64_t whole_rounds = split.whole_items / std::max(sms, 1);
       const int64_t turn = std::max(c.num_stages, kHeadFixupSteps);  // a turn of the ring
       const int64_t wait = tensor_bound ? c.num_stages + kTailStoreSteps : turn;
@@ -219,8 +222,9 @@ KernelConfig rules_tile(const std::vector<KernelConfig>& configs, const GemmProb
   // faster than 224 of 128x128).
   trace.tensor_bound = counts_work(p, tail_splits);
   for (const KernelConfig& c : by_area) {
-    trace.weighed.push_back({c, programs(c, p), programs(c, p) * 8 >= int64_t(sms) * 7,
-                             busiest_sm_load(c, p, sms, tail_splits)});
+    RulesWeighing w{c, programs(c, p), programs(c, p) * 8 >= int64_t(sms) * 7};
+    w.load = busiest_sm_load(c, p, sms, tail_splits, &w.split);
+    trace.weighed.push_back(w);
   }
   double lightest_before = 0.0;
   for (const RulesWeighing& w : trace.weighed) {

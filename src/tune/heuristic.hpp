@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/kernel_registry.hpp"
+#include "schedule/tail_split.hpp"
 #include "tune/tuning_key.hpp"
 
 namespace tilegemm::autotune {
@@ -42,6 +43,7 @@ struct RulesWeighing {
   int64_t programs = 0;  // its tiles, times the batch
   bool fills = false;    // programs for at least 7/8 of the SMs
   double load = 0.0;     // what its busiest SM takes (rows loaded, or its tiles' work)
+  TailSplit split;       // the kernel's split of the last round, as the load counts it (none: off)
 };
 struct RulesTrace {
   bool tensor_bound = false;           // the load counts work, not rows

@@ -121,6 +121,9 @@ TEST(CliExplain, RulesShowHowSm90WeighsItsConfigsWithoutAGpu) {
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("128x256x64/g8/s4/w12/wt64x256"), std::string::npos) << r.output;
+  // 64 tiles of 128x128 over 256 K steps on 132 SMs: each a head and a tail (split-K in two).
+  EXPECT_NE(r.output.find("64 tiles, each a head of "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" and 1 tail(s) of "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("choice: 128x128x64/g8/s6/w12/wt64x128 (the lightest busiest SM"),
             std::string::npos)
       << r.output;
