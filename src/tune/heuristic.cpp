@@ -106,6 +106,10 @@ bool splits_round(const KernelConfig& c, const GemmProblem& p, bool tail_splits)
          p.d.layout == Layout::row_major && p.groups.form == GroupForm::none;
 }
 
+// Whether the rules weigh a config by its tiles' work (busiest_sm_load): for a kernel that splits
+// rounds (sm90's consumers) on a problem the tensor cores bound.
+bool counts_work(const GemmProblem& p, bool tail_splits) { return tail_splits && compute_bound(p); }
+
 // What the busiest SM takes: its K steps, each weighed per value of K by what bounds the problem.
 // Where memory does, the rows the SM loads (BLOCK_SIZE_M + BLOCK_SIZE_N per value of K); where the
 // tensor cores do (compute_bound, for a kernel that splits rounds: sm90's consumers), the tile's
@@ -124,11 +128,7 @@ bool splits_round(const KernelConfig& c, const GemmProblem& p, bool tail_splits)
 // Where the tensor cores bound it, a wait costs that turn and a tail's store besides: on the H200,
 // 128x128 split in two lost to 64x128 whole at 1024 x 1024 x 4096 (393 against 422 TFLOP/s) and
 // won at 8192 (529 against 501).
-// Whether the rules weigh a config by its tiles' work (busiest_sm_load): for a kernel that splits
-// rounds (sm90's consumers) on a problem the tensor cores bound.
-bool counts_work(const GemmProblem& p, bool tail_splits) { return tail_splits && compute_bound(p); }
-
-// `counted`, when given: the split the load counts (none where it counts none).
+// `counted`, when given, receives the split the load counts (left as it was where none counts).
 double busiest_sm_load(const KernelConfig& c, const GemmProblem& p, int sms, bool tail_splits,
                        TailSplit* counted = nullptr) {
   const bool tensor_bound = counts_work(p, tail_splits);
