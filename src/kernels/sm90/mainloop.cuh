@@ -13,15 +13,17 @@
 //               fp8 with promotion (E::kPromotes) instead runs each slab's wgmma into separate
 //               sums, one unit of the tile at a time (an m64 tile's columns, 128 at most), and
 //               adds each into the fp32 accumulators, times its block scales, once it is done
-//               (add_unit). Where two units of sums fit (one unit per K step: 128x128, 64x128,
-//               128x64) a consumer looks a step ahead: it issues the next step's unit before it
-//               adds this one's (mma_lookahead). Otherwise two consumers issue their units in
-//               turn, so that the tensor cores run the other consumer's unit while one adds.
+//               (add_unit; fp8 without block scales: a plain add, in a loop of its own). Where two
+//               units of sums fit (one unit per K step: 128x128, 64x128, 128x64) a consumer looks a
+//               step ahead: it issues the next step's unit before it adds this one's
+//               (mma_lookahead). Otherwise two consumers issue their units in turn, so that the
+//               tensor cores run the other consumer's unit while one adds.
 #pragma once
 
 #include <cuda.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/gemm_args.hpp"
 #include "kernels/sm90/block_scales.cuh"
@@ -182,7 +184,9 @@ struct Sm90Mainloop {
 
   // Unit q's sums, once its group is done, into acc times (A's row scale * B's column scale);
   // `overwrite` (a piece's first slab) sets acc instead. Registers 4j + {0, 1} hold the thread's
-  // first row, 4j + {2, 3} the row 8 below it.
+  // first row, 4j + {2, 3} the row 8 below it. kOnes (no block scales): acc += sums, into acc
+  // zeroed at the piece's start (zero_sums), whatever `overwrite` says.
+  template <bool kOnes>
   __device__ __forceinline__ static void add_unit(float (&acc)[kMmaM][BN / 2],
                                                   float (&part)[kUnitN / 2], int q,
                                                   const float (&scale_a)[kMmaM][2],
@@ -190,8 +194,9 @@ struct Sm90Mainloop {
                                                   bool overwrite) {
     const int i = q / kUnitsAlongN, c = q % kUnitsAlongN;
     fence_registers(part);
-    const float s0 = scale_a[i][0] * scale_b[c], s1 = scale_a[i][1] * scale_b[c];
-    if (overwrite) {
+    const float s0 = kOnes ? 1.0f : scale_a[i][0] * scale_b[c];
+    const float s1 = kOnes ? 1.0f : scale_a[i][1] * scale_b[c];
+    if (!kOnes && overwrite) {
 #pragma unroll
       for (int r = 0; r < kUnitN / 2; ++r)
         acc[i][c * (kUnitN / 2) + r] = part[r] * (r % 4 < 2 ? s0 : s1);
@@ -199,8 +204,36 @@ struct Sm90Mainloop {
 #pragma unroll
       for (int r = 0; r < kUnitN / 2; ++r) {
         float& x = acc[i][c * (kUnitN / 2) + r];
-        x = fmaf(part[r], r % 4 < 2 ? s0 : s1, x);
+        x = kOnes ? x + part[r] : fmaf(part[r], r % 4 < 2 ? s0 : s1, x);
       }
+    }
+  }
+
+  // Without block scales every unit is added to zeroed accumulators: a piece's first unit copied
+  // into them (add_unit's `overwrite`) made ptxas spill 200-1100 bytes in 128x256 and 128x128.
+  __device__ __forceinline__ static void zero_sums(float (&acc)[kMmaM][BN / 2]) {
+#pragma unroll
+    for (int i = 0; i < kMmaM; ++i)
+#pragma unroll
+      for (int r = 0; r < BN / 2; ++r) acc[i][r] = 0.0f;
+  }
+
+  // The factors of K step `k_step`: ones without block scales (kOnes), which the adds fold away.
+  template <bool kOnes>
+  __device__ __forceinline__ static StepScales<kSlabs, kMmaM, kUnitsAlongN> step_factors(
+      const Scales* scales, int64_t k_step) {
+    if constexpr (kOnes) {
+      StepScales<kSlabs, kMmaM, kUnitsAlongN> ones;
+#pragma unroll
+      for (int j = 0; j < kSlabs; ++j) {
+#pragma unroll
+        for (int i = 0; i < kMmaM; ++i) ones.a[j][i][0] = ones.a[j][i][1] = 1.0f;
+#pragma unroll
+        for (int c = 0; c < kUnitsAlongN; ++c) ones.b[j][c] = 1.0f;
+      }
+      return ones;
+    } else {
+      return scales->load(k_step);
     }
   }
 
@@ -218,50 +251,32 @@ struct Sm90Mainloop {
                                              const Scales* scales = nullptr) {
     // Promotion: the consumer's first row, the same in every thread, in a uniform register, so
     // that the descriptors of A's slices are worked out there too (the adds fill the issue slots).
-    if constexpr (E::kPromotes) my_row = __shfl_sync(0xffffffffu, my_row, 0);
-    if constexpr (kLookahead) {
-      mma_lookahead(pipeline, smem, acc, ring, steps, my_row, lane, signals, at_step, k_step0,
-                    scales);
+    if constexpr (E::kPromotes) {
+      my_row = __shfl_sync(0xffffffffu, my_row, 0);
+      // fp8 without block scales (a uniform branch): the units are added as they are, 6-16 %
+      // faster than multiplied by factors of one (perf-notes, fp8 v7). tf32x3 keeps its factors
+      // of one until that is measured there.
+      const auto promote = [&](auto ones) {
+        constexpr bool kOnes = decltype(ones)::value;
+        if constexpr (kLookahead) {
+          mma_lookahead<kOnes>(pipeline, smem, acc, ring, steps, my_row, lane, signals, at_step,
+                               k_step0, scales);
+        } else {
+          mma_promoted<kOnes>(pipeline, smem, acc, ring, steps, consumer, my_row, lane, signals,
+                              at_step, k_step0, scales);
+        }
+      };
+      if (E::kFp8 && !scales->on) {
+        promote(std::bool_constant<E::kFp8>{});
+      } else {
+        promote(std::false_type{});
+      }
       return;
     }
     constexpr OperandTile tile_a = kTileA, tile_b = kTileB;  // device-side copies
-    // (Not with turns: the staggered consumer's wait would hold up the turn the other waits for.)
-    const bool staggered = kStagger > 0 && steps > kStagger && !kTakesTurns;
-    float part[kUnitN / 2];  // promotion: one unit's sums
-    // Promotion: the block scales of each step, loaded a step ahead (from L2, their latency would
-    // hold up the step's first add, and with turns the other consumer's issue).
-    [[maybe_unused]] StepScales<kSlabs, kMmaM, kUnitsAlongN> factors;
-    if constexpr (E::kPromotes) factors = scales->load(k_step0);
+    const bool staggered = kStagger > 0 && steps > kStagger;
     for (int kt = 0; kt < steps; ++kt) {
       if (staggered && consumer == 1 && kt == steps - kStagger) await_stagger();
-      if constexpr (E::kPromotes) {
-        // While this consumer waits for a unit and adds it, the tensor cores run the unit the
-        // other consumer issued after this one's (with one consumer they idle). The stage is
-        // freed once its last unit is added.
-        const StepScales<kSlabs, kMmaM, kUnitsAlongN> next_factors =
-            kt + 1 < steps ? scales->load(k_step0 + kt + 1) : factors;
-        pipeline.wait(ring);
-#pragma unroll
-        for (int j = 0; j < kSlabs; ++j) {
-          const uint32_t a = shared_address(smem.a[ring.stage][j]);
-          const uint32_t b = shared_address(smem.b[ring.stage][j]);
-          const bool overwrite = kt == 0 && j == 0;
-#pragma unroll
-          for (int q = 0; q < kUnits; ++q) {
-            if constexpr (kTakesTurns) await_turn(consumer);
-            issue_unit(part, a, b, my_row, q);
-            if constexpr (kTakesTurns) pass_turn(consumer);
-            wgmma_wait<0>();
-            add_unit(acc, part, q, factors.a[j], factors.b[j], overwrite);
-          }
-        }
-        if (staggered && consumer == 0 && kt == steps - 1) pass_stagger();
-        pipeline.release(ring.stage, lane, signals);
-        ring.advance();
-        at_step(kt);
-        factors = next_factors;
-        continue;
-      }
       pipeline.wait(ring);
       wgmma_fence();
 #pragma unroll
@@ -287,12 +302,57 @@ struct Sm90Mainloop {
     }
   }
 
+  // Promotion, units one at a time: each unit issued, waited for and added; two consumers issue
+  // their units in turn (kTakesTurns). kOnes: without block scales.
+  template <bool kOnes, class Pipe, class AtStep>
+  __device__ __forceinline__ static void mma_promoted(const Pipe& pipeline, Storage& smem,
+                                                      float (&acc)[kMmaM][BN / 2], Ring& ring,
+                                                      int steps, int consumer, int my_row, int lane,
+                                                      bool signals, AtStep at_step, int64_t k_step0,
+                                                      const Scales* scales) {
+    // (Not with turns: the staggered consumer's wait would hold up the turn the other waits for.)
+    const bool staggered = kStagger > 0 && steps > kStagger && !kTakesTurns;
+    float part[kUnitN / 2];  // one unit's sums
+    // The block scales of each step, loaded a step ahead (from L2, their latency would hold up
+    // the step's first add, and with turns the other consumer's issue).
+    StepScales<kSlabs, kMmaM, kUnitsAlongN> factors = step_factors<kOnes>(scales, k_step0);
+    if constexpr (kOnes) zero_sums(acc);
+    for (int kt = 0; kt < steps; ++kt) {
+      if (staggered && consumer == 1 && kt == steps - kStagger) await_stagger();
+      // While this consumer waits for a unit and adds it, the tensor cores run the unit the
+      // other consumer issued after this one's (with one consumer they idle). The stage is
+      // freed once its last unit is done.
+      const StepScales<kSlabs, kMmaM, kUnitsAlongN> next_factors =
+          kt + 1 < steps ? step_factors<kOnes>(scales, k_step0 + kt + 1) : factors;
+      pipeline.wait(ring);
+#pragma unroll
+      for (int j = 0; j < kSlabs; ++j) {
+        const uint32_t a = shared_address(smem.a[ring.stage][j]);
+        const uint32_t b = shared_address(smem.b[ring.stage][j]);
+        const bool overwrite = kt == 0 && j == 0;
+#pragma unroll
+        for (int q = 0; q < kUnits; ++q) {
+          if constexpr (kTakesTurns) await_turn(consumer);
+          issue_unit(part, a, b, my_row, q);
+          if constexpr (kTakesTurns) pass_turn(consumer);
+          wgmma_wait<0>();
+          if (j + 1 == kSlabs && q + 1 == kUnits) pipeline.release(ring.stage, lane, signals);
+          add_unit<kOnes>(acc, part, q, factors.a[j], factors.b[j], overwrite);
+        }
+      }
+      if (staggered && consumer == 0 && kt == steps - 1) pass_stagger();
+      ring.advance();
+      at_step(kt);
+      factors = next_factors;
+    }
+  }
+
   // Promotion, one unit per K step (kLookahead): step kt + 1's unit is issued into the other set
   // of sums before step kt's is waited for (wait_group 1) and added, so that the tensor cores
   // hold one of this consumer's units while it adds; each stage is freed once its unit is done.
   // The loop takes steps in pairs and every branch that issues also waits, so that at each point
   // ptxas can tell which set of sums is in flight: where it cannot, it serialises every wgmma.
-  template <class Pipe, class AtStep>
+  template <bool kOnes, class Pipe, class AtStep>
   __device__ __forceinline__ static void mma_lookahead(const Pipe& pipeline, Storage& smem,
                                                        float (&acc)[kMmaM][BN / 2], Ring& ring,
                                                        int steps, int my_row, int lane,
@@ -309,16 +369,17 @@ struct Sm90Mainloop {
       ring.advance();
     };
     // Step kt's block scales: loaded before the waits, which cover their latency.
-    const auto factors_of = [&](int kt) { return scales->load(k_step0 + kt); };
+    const auto factors_of = [&](int kt) { return step_factors<kOnes>(scales, k_step0 + kt); };
     // Step kt's unit, done, from the stage `ahead` stages behind the ring's: freed, and its sums
     // into acc.
     const auto add_step = [&](int kt, int ahead, Sums& part,
                               const StepScales<kSlabs, kMmaM, kUnitsAlongN>& factors) {
       pipeline.release(ring.behind(ahead), lane, signals);
-      add_unit(acc, part, 0, factors.a[0], factors.b[0], kt == 0);
+      add_unit<kOnes>(acc, part, 0, factors.a[0], factors.b[0], kt == 0);
       at_step(kt);
     };
     if (steps <= 0) return;
+    if constexpr (kOnes) zero_sums(acc);
     issue_next(sums0);
     int kt = 0;
     for (; kt + 2 < steps; kt += 2) {  // in flight here: step kt in sums0
