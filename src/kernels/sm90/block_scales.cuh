@@ -19,6 +19,19 @@ template <int kSlabs, int kMmaM, int kUnits>
 struct StepScales {
   float a[kSlabs][kMmaM][2];
   float b[kSlabs][kUnits];
+
+  // Every factor 1: the factors without block scales.
+  __device__ __forceinline__ static StepScales ones() {
+    StepScales s;
+#pragma unroll
+    for (int j = 0; j < kSlabs; ++j) {
+#pragma unroll
+      for (int i = 0; i < kMmaM; ++i) s.a[j][i][0] = s.a[j][i][1] = 1.0f;
+#pragma unroll
+      for (int c = 0; c < kUnits; ++c) s.b[j][c] = 1.0f;
+    }
+    return s;
+  }
 };
 
 // The block scales of one consumer thread's part of one tile: rows row0 + 64i (+ 8), column units
@@ -56,17 +69,8 @@ struct BlockScaleReader {
   // per step in the consumer's K loop, whose issue slots the promotion's adds already fill: without
   // block scales a uniform branch skips the address arithmetic.
   __device__ __forceinline__ StepScales<kSlabs, kMmaM, kUnits> load(int64_t k_step) const {
+    if (!on) return StepScales<kSlabs, kMmaM, kUnits>::ones();
     StepScales<kSlabs, kMmaM, kUnits> s;
-    if (!on) {
-#pragma unroll
-      for (int j = 0; j < kSlabs; ++j) {
-#pragma unroll
-        for (int i = 0; i < kMmaM; ++i) s.a[j][i][0] = s.a[j][i][1] = 1.0f;
-#pragma unroll
-        for (int c = 0; c < kUnits; ++c) s.b[j][c] = 1.0f;
-      }
-      return s;
-    }
 #pragma unroll
     for (int j = 0; j < kSlabs; ++j) {
       int64_t kb = k_step * kSlabs + j;

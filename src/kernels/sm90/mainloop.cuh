@@ -223,15 +223,7 @@ struct Sm90Mainloop {
   __device__ __forceinline__ static StepScales<kSlabs, kMmaM, kUnitsAlongN> step_factors(
       const Scales* scales, int64_t k_step) {
     if constexpr (kOnes) {
-      StepScales<kSlabs, kMmaM, kUnitsAlongN> ones;
-#pragma unroll
-      for (int j = 0; j < kSlabs; ++j) {
-#pragma unroll
-        for (int i = 0; i < kMmaM; ++i) ones.a[j][i][0] = ones.a[j][i][1] = 1.0f;
-#pragma unroll
-        for (int c = 0; c < kUnitsAlongN; ++c) ones.b[j][c] = 1.0f;
-      }
-      return ones;
+      return StepScales<kSlabs, kMmaM, kUnitsAlongN>::ones();
     } else {
       return scales->load(k_step);
     }
