@@ -22,13 +22,21 @@ import argparse
 import csv
 import math
 import pathlib
+import re
 import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "docs" / "history" / "results"
 DEFAULT_FILES = ["h200-rules-compute-bound-pairs.csv", "h200-rules-ftlk-configs.csv",
-                 "h200-rules-changed-shapes.csv", "h200-split-k-configs.csv"]
+                 "h200-rules-changed-shapes.csv", "h200-split-k-configs.csv",
+                 "h200-tail-wait2-configs.csv"]
+
+
+def tile_config(config):
+    """A config without its GROUP_SIZE_M: the rules choose the tile, and the L2 model then the
+    launch order (`heuristic()`), which `explain --rules`' choice line leaves at the rules' 8."""
+    return re.sub(r"/g[0-9]+", "", config)
 
 
 def timings(paths):
@@ -46,7 +54,8 @@ def timings(paths):
                 key = (int(row["m"]), int(row["n"]), int(row["k"]), row["dtype"])
                 ms = float(row["tilegemm_ms"])
                 configs = shapes.setdefault(key, {})
-                configs[row["config"]] = min(ms, configs.get(row["config"], ms))
+                config = tile_config(row["config"])
+                configs[config] = min(ms, configs.get(config, ms))
     return {key: configs for key, configs in shapes.items() if len(configs) >= 2}
 
 
@@ -56,7 +65,7 @@ def rules_choice(tilegemm, m, n, k, dtype, wave):
                          capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
         if line.startswith("  choice: "):
-            return line.split()[1]
+            return tile_config(line.split()[1])
     raise RuntimeError(f"no choice in `explain {m} {n} {k} --rules`:\n{out}")
 
 
