@@ -258,8 +258,8 @@ struct Sm90Mainloop {
                               at_step, k_step0, scales);
         }
       };
-      if (E::kFp8 && !scales->on) {
-        promote(std::bool_constant<E::kFp8>{});
+      if constexpr (E::kFp8) {
+        !scales->on ? promote(std::true_type{}) : promote(std::false_type{});
       } else {
         promote(std::false_type{});
       }
