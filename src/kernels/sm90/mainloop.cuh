@@ -10,10 +10,10 @@
 //               the stage's group is committed, and once only it may still run (wait_group 1)
 //               the previous stage is freed. Two consumers that share a tile end its K loop
 //               stagger() steps apart, so that each one's epilogue runs beside the other's wgmma.
-//               fp8 with promotion (E::kPromotes) instead runs each slab's wgmma into separate
-//               sums, one unit of the tile at a time (an m64 tile's columns, 128 at most), and
-//               adds each into the fp32 accumulators, times its block scales, once it is done
-//               (add_unit; fp8 without block scales: a plain add, in a loop of its own). Where two
+//               Promotion (E::kPromotes: fp8 by default, tf32x3) instead runs each slab's wgmma
+//               into separate sums, one unit of the tile at a time (an m64 tile's columns, 128 at
+//               most), and adds each into the fp32 accumulators, times its block scales, once it is
+//               done (add_unit; without block scales: a plain add, in a loop of its own). Where two
 //               units of sums fit (one unit per K step: 128x128, 64x128, 128x64) a consumer looks a
 //               step ahead: it issues the next step's unit before it adds this one's
 //               (mma_lookahead). Otherwise two consumers issue their units in turn, so that the
@@ -182,35 +182,28 @@ struct Sm90Mainloop {
     wgmma_commit();
   }
 
-  // Unit q's sums, once its group is done, into acc times (A's row scale * B's column scale);
-  // `overwrite` (a piece's first slab) sets acc instead. Registers 4j + {0, 1} hold the thread's
-  // first row, 4j + {2, 3} the row 8 below it. kOnes (no block scales): acc += sums, into acc
-  // zeroed at the piece's start (zero_sums), whatever `overwrite` says.
+  // Unit q's sums, once its group is done, into acc (zeroed at the piece's start: zero_sums)
+  // times (A's row scale * B's column scale); kOnes (no block scales): as they are. Registers
+  // 4j + {0, 1} hold the thread's first row, 4j + {2, 3} the row 8 below it.
   template <bool kOnes>
   __device__ __forceinline__ static void add_unit(float (&acc)[kMmaM][BN / 2],
                                                   float (&part)[kUnitN / 2], int q,
                                                   const float (&scale_a)[kMmaM][2],
-                                                  const float (&scale_b)[kUnitsAlongN],
-                                                  bool overwrite) {
+                                                  const float (&scale_b)[kUnitsAlongN]) {
     const int i = q / kUnitsAlongN, c = q % kUnitsAlongN;
     fence_registers(part);
     const float s0 = kOnes ? 1.0f : scale_a[i][0] * scale_b[c];
     const float s1 = kOnes ? 1.0f : scale_a[i][1] * scale_b[c];
-    if (!kOnes && overwrite) {
 #pragma unroll
-      for (int r = 0; r < kUnitN / 2; ++r)
-        acc[i][c * (kUnitN / 2) + r] = part[r] * (r % 4 < 2 ? s0 : s1);
-    } else {
-#pragma unroll
-      for (int r = 0; r < kUnitN / 2; ++r) {
-        float& x = acc[i][c * (kUnitN / 2) + r];
-        x = kOnes ? x + part[r] : fmaf(part[r], r % 4 < 2 ? s0 : s1, x);
-      }
+    for (int r = 0; r < kUnitN / 2; ++r) {
+      float& x = acc[i][c * (kUnitN / 2) + r];
+      x = kOnes ? x + part[r] : fmaf(part[r], r % 4 < 2 ? s0 : s1, x);
     }
   }
 
-  // Without block scales every unit is added to zeroed accumulators: a piece's first unit copied
-  // into them (add_unit's `overwrite`) made ptxas spill 200-1100 bytes in 128x256 and 128x128.
+  // Every unit is added to accumulators zeroed at a piece's start: a piece's first unit copied
+  // into them instead made ptxas spill 200-1100 bytes in 128x256 and 128x128, and its branch
+  // doubled the K loop's code.
   __device__ __forceinline__ static void zero_sums(float (&acc)[kMmaM][BN / 2]) {
 #pragma unroll
     for (int i = 0; i < kMmaM; ++i)
@@ -245,9 +238,9 @@ struct Sm90Mainloop {
     // that the descriptors of A's slices are worked out there too (the adds fill the issue slots).
     if constexpr (E::kPromotes) {
       my_row = __shfl_sync(0xffffffffu, my_row, 0);
-      // fp8 without block scales (a uniform branch): the units are added as they are, 6-16 %
-      // faster than multiplied by factors of one (perf-notes, fp8 v7). tf32x3 keeps its factors
-      // of one until that is measured there.
+      // Without block scales (fp8: a uniform branch; tf32x3: always) the units are added as they
+      // are: fp8 ran 6-16 % faster than with its units multiplied by factors of one, tf32x3 2-4 %
+      // (perf-notes, fp8 v7 and tf32x3's plain adds).
       const auto promote = [&](auto ones) {
         constexpr bool kOnes = decltype(ones)::value;
         if constexpr (kLookahead) {
@@ -261,7 +254,7 @@ struct Sm90Mainloop {
       if constexpr (E::kFp8) {
         !scales->on ? promote(std::true_type{}) : promote(std::false_type{});
       } else {
-        promote(std::false_type{});
+        promote(std::true_type{});
       }
       return;
     }
@@ -308,7 +301,7 @@ struct Sm90Mainloop {
     // The block scales of each step, loaded a step ahead (from L2, their latency would hold up
     // the step's first add, and with turns the other consumer's issue).
     StepScales<kSlabs, kMmaM, kUnitsAlongN> factors = step_factors<kOnes>(scales, k_step0);
-    if constexpr (kOnes) zero_sums(acc);
+    zero_sums(acc);
     for (int kt = 0; kt < steps; ++kt) {
       if (staggered && consumer == 1 && kt == steps - kStagger) await_stagger();
       // While this consumer waits for a unit and adds it, the tensor cores run the unit the
@@ -321,7 +314,6 @@ struct Sm90Mainloop {
       for (int j = 0; j < kSlabs; ++j) {
         const uint32_t a = shared_address(smem.a[ring.stage][j]);
         const uint32_t b = shared_address(smem.b[ring.stage][j]);
-        const bool overwrite = kt == 0 && j == 0;
 #pragma unroll
         for (int q = 0; q < kUnits; ++q) {
           if constexpr (kTakesTurns) await_turn(consumer);
@@ -329,7 +321,7 @@ struct Sm90Mainloop {
           if constexpr (kTakesTurns) pass_turn(consumer);
           wgmma_wait<0>();
           if (j + 1 == kSlabs && q + 1 == kUnits) pipeline.release(ring.stage, lane, signals);
-          add_unit<kOnes>(acc, part, q, factors.a[j], factors.b[j], overwrite);
+          add_unit<kOnes>(acc, part, q, factors.a[j], factors.b[j]);
         }
       }
       if (staggered && consumer == 0 && kt == steps - 1) pass_stagger();
@@ -360,33 +352,37 @@ struct Sm90Mainloop {
                  my_row, 0);
       ring.advance();
     };
-    // Step kt's block scales: loaded before the waits, which cover their latency.
-    const auto factors_of = [&](int kt) { return step_factors<kOnes>(scales, k_step0 + kt); };
+    // Step kt's block scales (any step past the last: the last's), loaded a pair of steps before
+    // they are used: loaded one step ahead, their latency from L2 held up every add (perf-notes,
+    // fp8 v8).
+    const auto factors_of = [&](int kt) {
+      return step_factors<kOnes>(scales, k_step0 + (kt < steps ? kt : steps - 1));
+    };
     // Step kt's unit, done, from the stage `ahead` stages behind the ring's: freed, and its sums
     // into acc.
     const auto add_step = [&](int kt, int ahead, Sums& part,
                               const StepScales<kSlabs, kMmaM, kUnitsAlongN>& factors) {
       pipeline.release(ring.behind(ahead), lane, signals);
-      add_unit<kOnes>(acc, part, 0, factors.a[0], factors.b[0], kt == 0);
+      add_unit<kOnes>(acc, part, 0, factors.a[0], factors.b[0]);
       at_step(kt);
     };
     if (steps <= 0) return;
-    if constexpr (kOnes) zero_sums(acc);
+    zero_sums(acc);
+    auto f0 = factors_of(0), f1 = factors_of(1);  // of steps kt and kt + 1
     issue_next(sums0);
     int kt = 0;
     for (; kt + 2 < steps; kt += 2) {  // in flight here: step kt in sums0
-      const auto f0 = factors_of(kt);
+      const auto next0 = factors_of(kt + 2);
       issue_next(sums1);
       wgmma_wait<1>();
       add_step(kt, 2, sums0, f0);
-      const auto f1 = factors_of(kt + 1);
+      const auto next1 = factors_of(kt + 3);
       issue_next(sums0);
       wgmma_wait<1>();
       add_step(kt + 1, 2, sums1, f1);
+      f0 = next0, f1 = next1;
     }
-    const auto f0 = factors_of(kt);
     if (kt + 1 < steps) {  // the last two steps
-      const auto f1 = factors_of(kt + 1);
       issue_next(sums1);
       wgmma_wait<1>();
       add_step(kt, 2, sums0, f0);
