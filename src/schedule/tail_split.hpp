@@ -73,18 +73,22 @@ constexpr int kTailStoreSteps = 6;  // a tail stores them
 constexpr int kTailSplitMinGain = 2;
 
 // The model's steps of a head of `head` steps that adds s tails, each after a wait of `wait`
-// steps, and of a helper's c tails of at most `tail_steps` steps each, with their stores.
-constexpr int64_t head_round_steps(int64_t head, int64_t s, int64_t wait = kHeadFixupSteps) {
-  return head + s * wait;
+// steps, and a wait of `once` steps for them all; and of a helper's c tails of at most
+// `tail_steps` steps each, with their stores.
+constexpr int64_t head_round_steps(int64_t head, int64_t s, int64_t wait = kHeadFixupSteps,
+                                   int64_t once = 0) {
+  return head + once + s * wait;
 }
 constexpr int64_t helper_round_steps(int64_t c, int64_t tail_steps) {
   return c * (tail_steps + kTailStoreSteps);
 }
 
 // The model's steps of the busiest program of a split's last round (head_steps > 0): a head's with
-// its adds, or a helper's tails with their stores. `wait`: a head's steps per tail it adds.
-constexpr int64_t split_round_steps(const TailSplit& split, int64_t wait = kHeadFixupSteps) {
-  const int64_t head = head_round_steps(split.head_steps, split.tails_per_item, wait);
+// its adds, or a helper's tails with their stores. `wait`: a head's steps per tail it adds;
+// `once`: its steps of waiting for all of them.
+constexpr int64_t split_round_steps(const TailSplit& split, int64_t wait = kHeadFixupSteps,
+                                    int64_t once = 0) {
+  const int64_t head = head_round_steps(split.head_steps, split.tails_per_item, wait, once);
   const int64_t helper = helper_round_steps(split.tails_per_helper, split.tail_steps);
   return head > helper ? head : helper;
 }
