@@ -209,9 +209,16 @@ KernelConfig rules_tile(const std::vector<KernelConfig>& configs, const GemmProb
       by_area.begin(), by_area.end(), [&](const KernelConfig& x, const KernelConfig& y) {
         const int64_t ax = int64_t(x.block_m) * x.block_n, ay = int64_t(y.block_m) * y.block_n;
         if (ax != ay) return ax > ay;
-        // Of two equal tiles, the one with fewer waves (turned_if_fewer_waves), then the one whose
-        // aspect follows the problem's.
+        // Of two equal tiles, the one with fewer waves (turned_if_fewer_waves), then the one of the
+        // larger warp tile, then the one whose aspect follows the problem's.
         if (const int64_t wx = waves(x, p, sms), wy = waves(y, p, sms); wx != wy) return wx < wy;
+        // An m64n64 wgmma reads as many bytes of shared memory per flop as the tensor cores take
+        // (time_per_area): on the H200 64x128 (one consumer of 64 x 128) ran 1024 x 768 x 2048
+        // 1.10x and 1280 x 512 x 1024 1.06x faster than 128x64 (two of 64 x 64), which the aspect
+        // would take.
+        if (const int64_t tx = int64_t(x.warp_m) * x.warp_n, ty = int64_t(y.warp_m) * y.warp_n;
+            tx != ty)
+          return tx > ty;
         if (x.block_m != y.block_m) return tall ? x.block_m > y.block_m : x.block_n > y.block_n;
         // The same tile: the deeper slice (half the barriers per mma).
         if (x.block_k != y.block_k) return x.block_k > y.block_k;
