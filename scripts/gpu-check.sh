@@ -14,10 +14,23 @@
 #                                               # tensor/fast: fast accumulation, tensor/fp8out: fp8 D)
 #   MOE_BENCH="NT" scripts/gpu-check.sh         # moe suite layouts (default NN NT), with torch
 #   PYTHON_BENCH= scripts/gpu-check.sh          # without the Python layer's bench (needs torch)
+#   PACK_OUT=1 scripts/gpu-check.sh             # on exit (a time limit's too), every file but the
+#                                               # summary into $OUT/logs.tar.gz: two files to copy
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}
 mkdir -p "$OUT"
+pack_out() {
+  local files
+  files=$(cd "$OUT" && find . -type f ! -name summary.txt ! -name logs.tar.gz)
+  [ -n "$files" ] || return 0
+  # shellcheck disable=SC2086
+  (cd "$OUT" && tar czf logs.tar.gz $files && rm -f $files)
+}
+if [ -n "${PACK_OUT:-}" ]; then
+  trap pack_out EXIT
+  trap 'exit 143' TERM INT
+fi
 BUILD=${BUILD:-build-gpu}
 BENCH_SUITES=${BENCH_SUITES:-all}
 [ -n "${SKIP_BENCH:-}" ] && BENCH_SUITES=""
