@@ -39,7 +39,7 @@ struct StepScales {
 // sums are zeros and are never stored).
 template <int kSlabs, int kMmaM, int kUnitN, int kUnits>
 struct BlockScaleReader {
-  bool on = false;  // block scales (else every factor is 1)
+  bool on = false;  // block scales (else the factors of one: StepScales::ones)
   const float* a = nullptr;
   const float* b = nullptr;
   int64_t m = 0, k_blocks = 0;
@@ -65,11 +65,10 @@ struct BlockScaleReader {
     }
   }
 
-  // The factors of K step `k_step` (slab j covers scale block k_step * kSlabs + j). It runs once
-  // per step in the consumer's K loop, whose issue slots the promotion's adds already fill: without
-  // block scales a uniform branch skips the address arithmetic.
+  // The factors of K step `k_step` (slab j covers scale block k_step * kSlabs + j), with block
+  // scales on: without them the consumers take the promotion's loops compiled for factors of one
+  // (mainloop.cuh: step_factors), which never call this.
   __device__ __forceinline__ StepScales<kSlabs, kMmaM, kUnits> load(int64_t k_step) const {
-    if (!on) return StepScales<kSlabs, kMmaM, kUnits>::ones();
     StepScales<kSlabs, kMmaM, kUnits> s;
 #pragma unroll
     for (int j = 0; j < kSlabs; ++j) {

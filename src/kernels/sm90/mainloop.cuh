@@ -202,8 +202,8 @@ struct Sm90Mainloop {
   }
 
   // Every unit is added to accumulators zeroed at a piece's start: a piece's first unit copied
-  // into them instead made ptxas spill 200-1100 bytes in 128x256 and 128x128, and its branch
-  // doubled the K loop's code.
+  // into them instead made ptxas spill 200-1100 bytes in 128x256 and 128x128 (without block
+  // scales), and took a branch in the K loop.
   __device__ __forceinline__ static void zero_sums(float (&acc)[kMmaM][BN / 2]) {
 #pragma unroll
     for (int i = 0; i < kMmaM; ++i)
