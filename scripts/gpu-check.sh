@@ -6,6 +6,8 @@
 #   scripts/gpu-check.sh                        # everything
 #   BENCH_SUITES="square llm" BENCH_DTYPES="bf16" scripts/gpu-check.sh
 #   SKIP_TESTS=1 scripts/gpu-check.sh           # build + bench only
+#   GPU_TEST_JOBS=4 scripts/gpu-check.sh        # gpu tests 4 at a time (default 1; GpuWorkspace
+#                                               # runs alone: it reads free device memory)
 #   GPU_TESTS=Grouped scripts/gpu-check.sh      # only the gpu tests whose names match
 #   SKIP_BENCH=1 scripts/gpu-check.sh           # build + tests + checks, no benchmark
 #   BENCH_ARGS="--kernel sm80" scripts/gpu-check.sh   # extra options for every bench run
@@ -82,6 +84,7 @@ if [ -z "${SKIP_TESTS:-}" ]; then
   t0=$(date +%s)
   # shellcheck disable=SC2086
   ctest --test-dir "$BUILD" -L gpu ${GPU_TESTS:+-R "$GPU_TESTS"} --timeout "$TEST_TIMEOUT" \
+    -j "${GPU_TEST_JOBS:-1}" \
     --output-on-failure > "$OUT/tests.log" 2>&1
   rc=$?
   say "gpu tests (ctest -L gpu): $(grep -E 'tests passed|tests failed' "$OUT/tests.log" | tail -1) rc=$rc, $(( $(date +%s) - t0 )) s"
