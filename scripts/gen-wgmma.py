@@ -9,6 +9,8 @@ changing SHAPES or TYPES:
 """
 
 SHAPES = [64, 128, 256]  # N of m64nNk16
+# 16-bit inputs also take tiles 192 wide (compiled_shapes.hpp: 128x192, three 64-column boxes).
+SHAPES_16BIT = [64, 128, 192, 256]
 # (C++ type, PTX type, K of one wgmma, whether the transpose operands exist: tf32 is K-major only)
 TYPES = [("__half", "f16", 16, True), ("__nv_bfloat16", "bf16", 16, True), ("float", "tf32", 8, False)]
 # fp8: A and B each e4m3 or e5m2, K-major only; the C++ type is the pair (Fp8Pair<A, B>).
@@ -42,7 +44,7 @@ struct Fp8Pair {};
 """)
 
 for ctype, ptype, k, transposes in TYPES + FP8_TYPES:
-    for n in SHAPES:
+    for n in SHAPES_16BIT if k == 16 else SHAPES:
         regs = n // 2
         reg_list = ", ".join(f"%{i}" for i in range(regs))
         outs = ",\n          ".join(

@@ -84,6 +84,9 @@ bool compute_bound(const GemmProblem& p) {
 // shared memory per flop as the tensor cores take). One consumer that runs more than one piece of
 // work on its SM (whole tiles, then a head or tails) 1.25 (64x128 against 128x128 whole at 2048 x
 // 768 x 8192 and 3072 x 512 x 32768: 1.21 and 1.25), where two consumers keep their figure.
+// Two of 64 x 192 count as two of 64 x 128: 128x192 ran 4096^3 and 8192^3 at 0.95x and 0.97x
+// 128x256's rate (0.86 and 0.84 per area); counted at 0.85 the rules took the fastest timed
+// config on two shapes fewer.
 double time_per_area(const KernelConfig& c, bool alone) {
   const bool one_consumer = c.num_warps == 8;
   const int warp_tile = c.warp_m * c.warp_n;

@@ -359,6 +359,13 @@ TEST(Sm90Storage, StoreBuffersHoldAWholePartWhenTheStagesLeaveRoom) {
   EXPECT_EQ((store_buffers<Sm90Shape{.block_m = 256, .block_n = 128, .num_stages = 3}>()), 4);
   EXPECT_EQ((store_buffers<Sm90Shape{.block_m = 128, .block_n = 256, .num_stages = 4}>()), 2);
   EXPECT_EQ((store_buffers<Sm90Shape{.block_m = 256, .block_n = 128, .num_stages = 4}>()), 2);
+  // 128x192 with four stages (160 KB): three buffers, the whole part of a 16-bit D; an fp32 D's
+  // six chunks go in rounds, the last two held into the next tile.
+  EXPECT_EQ(store_chunks(warpgroup_rows(128), 192), 3);
+  EXPECT_EQ((store_buffers<Sm90Shape{.block_m = 128, .block_n = 192, .num_stages = 4}>()), 3);
+  EXPECT_TRUE((holds_chunks<Sm90Shape{.block_m = 128, .block_n = 192, .num_stages = 4}>()));
+  EXPECT_GT((shared_bytes<Sm90Shape{.block_m = 128, .block_n = 192, .num_stages = 5}>()),
+            227 * 1024);
   // 128x128 with six stages: two buffers, the whole part of a 16-bit D.
   EXPECT_EQ((store_buffers<Sm90Shape{.block_m = 128, .block_n = 128, .num_stages = 6}>()), 2);
   // 128x64 and 64x64: room for a consumer's whole part of an fp32 D (two 64 x 32 chunks).
@@ -424,9 +431,17 @@ TEST(Sm90Storage, CompiledShapesAreValidAndTf32TakesNoClusterAlongN) {
   const auto tf32 = compiled_shapes<4>();
   EXPECT_EQ(sixteen.size(), std::size(kCompiledShapes));
   for (const Sm90Shape& s : tf32) EXPECT_EQ(s.cluster_n, 1);
+  // tf32 takes every shape but the clusters along N and the tiles 192 wide (no m64n192 tf32
+  // wrapper), and so does fp8 without promotion.
+  for (const Sm90Shape& s : tf32) EXPECT_NE(s.block_n, 192);
   EXPECT_EQ(int(tf32.size()),
             int(std::count_if(std::begin(kCompiledShapes), std::end(kCompiledShapes),
-                              [](const Sm90Shape& s) { return s.cluster_n == 1; })));
+                              [](const Sm90Shape& s) {
+                                return s.cluster_n == 1 && s.block_n != 192;
+                              })));
+  EXPECT_TRUE(std::any_of(sixteen.begin(), sixteen.end(),
+                          [](const Sm90Shape& s) { return s.block_n == 192; }));
+  for (const Sm90Shape& s : compiled_shapes<1, false>()) EXPECT_NE(s.block_n, 192);
   // The first is the default: 128x256, four stages, no cluster.
   EXPECT_EQ(to_string(sixteen[0].config(2)), "128x256x64/g8/s4/w12/wt64x256");
   EXPECT_EQ(to_string(tf32[0].config(4)), "128x256x32/g8/s4/w12/wt64x256");
