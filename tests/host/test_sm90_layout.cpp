@@ -434,11 +434,10 @@ TEST(Sm90Storage, CompiledShapesAreValidAndTf32TakesNoClusterAlongN) {
   // tf32 takes every shape but the clusters along N and the tiles 192 wide (no m64n192 tf32
   // wrapper), and so does fp8 without promotion.
   for (const Sm90Shape& s : tf32) EXPECT_NE(s.block_n, 192);
-  EXPECT_EQ(int(tf32.size()),
-            int(std::count_if(std::begin(kCompiledShapes), std::end(kCompiledShapes),
-                              [](const Sm90Shape& s) {
-                                return s.cluster_n == 1 && s.block_n != 192;
-                              })));
+  EXPECT_EQ(
+      int(tf32.size()),
+      int(std::count_if(std::begin(kCompiledShapes), std::end(kCompiledShapes),
+                        [](const Sm90Shape& s) { return s.cluster_n == 1 && s.block_n != 192; })));
   EXPECT_TRUE(std::any_of(sixteen.begin(), sixteen.end(),
                           [](const Sm90Shape& s) { return s.block_n == 192; }));
   for (const Sm90Shape& s : compiled_shapes<1, false>()) EXPECT_NE(s.block_n, 192);
