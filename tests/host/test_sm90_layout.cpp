@@ -432,7 +432,7 @@ TEST(Sm90Storage, CompiledShapesAreValidAndTf32TakesNoClusterAlongN) {
   EXPECT_EQ(sixteen.size(), std::size(kCompiledShapes));
   for (const Sm90Shape& s : tf32) EXPECT_EQ(s.cluster_n, 1);
   // tf32 takes every shape but the clusters along N and the tiles 192 wide (no m64n192 tf32
-  // wrapper), and so does fp8 without promotion.
+  // wrapper); fp8 takes no tile 192 wide either.
   for (const Sm90Shape& s : tf32) EXPECT_NE(s.block_n, 192);
   EXPECT_EQ(
       int(tf32.size()),
