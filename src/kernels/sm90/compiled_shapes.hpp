@@ -4,10 +4,10 @@
 //   128x256, 256x128   the most tensor-core work per byte loaded, four stages (three lose 1-13 %
 //                      on every shape tried, though they leave room for a whole part of D in the
 //                      store buffers); listed before 128x128, so the rules take them on a tie
-//   128x192            16-bit inputs: between the two for mid sizes, where 128x256 leaves SMs
-//                      idle and 128x128 gives some a second tile (1536^2: 96 tiles in one round,
-//                      where 128x128 has 144 and 128x256 72); four stages and room for a whole
-//                      part of a 16-bit D in the store buffers
+//   128x192            16-bit inputs, for mid sizes, where 128x256 leaves SMs idle and 128x128
+//                      gives some a second tile (1536^2: 96 tiles in one round, where 128x128 has
+//                      144 and 128x256 72); four stages and room for a whole part of a 16-bit D
+//                      in the store buffers
 //   128x128, 128x64    more tiles than SMs for small and skinny problems
 //   64x128             one consumer (m64n128 wgmma): as many tiles as 128x64, and faster where the
 //                      problem is square or wide
