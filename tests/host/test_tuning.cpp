@@ -176,6 +176,27 @@ TEST(RulesConfig, WhereTheTensorCoresBoundAProblemTheSplitOfTwoConsumersCounts) 
   EXPECT_EQ(to_string(rules_config(configs, bias, 132, true)), "64x128x64/g8/s8/w8/wt64x128");
 }
 
+// With the 128x192 tile of fp16 and bf16 in the list (as the kernel's), mid sizes where 128x256
+// leaves SMs idle and 128x128 gives some a second tile take one round of it. Each choice below ran
+// faster on the H200 than the config of the shape's fastest earlier run, in one run
+// (docs/history/results/h200-128x192-configs.csv).
+TEST(RulesConfig, MidSizesTakeOneRoundOf128x192) {
+  std::vector<KernelConfig> configs = sm90_configs();
+  configs.insert(configs.begin() + 4, *parse_kernel_config("128x192x64/g8/s4/w12/wt64x192"));
+  const auto pick = [&](int64_t m, int64_t n, int64_t k, DType dtype = DType::bf16) {
+    return to_string(rules_config(configs, problem(m, n, k, dtype), 132, true));
+  };
+  // 96 tiles in one round, before 144 of 128x128 split after a round (548 against 470 TFLOP/s;
+  // 532 against 469) and 72 of 128x256 in one round.
+  EXPECT_EQ(pick(1536, 1536, 4096), "128x192x64/g8/s4/w12/wt64x192");
+  EXPECT_EQ(pick(3072, 768, 4096), "128x192x64/g8/s4/w12/wt64x192");
+  // Memory-bound by the rules' count: 96 tiles before 72 of 128x256 (584 against 487).
+  EXPECT_EQ(pick(768, 4096, 2048), "128x192x64/g8/s4/w12/wt64x192");
+  // Filled by the larger tile: 128x256 stays (4096^3: 128x192 ran 0.95x its rate).
+  EXPECT_EQ(pick(4096, 4096, 4096), "128x256x64/g8/s4/w12/wt64x256");
+  EXPECT_EQ(pick(2048, 2048, 2048), "128x256x64/g8/s4/w12/wt64x256");
+}
+
 TEST(RulesConfig, TheTraceSaysHowEachConfigWasWeighed) {
   const std::vector<KernelConfig> configs = sm90_configs();
   RulesTrace trace;
