@@ -41,6 +41,15 @@ struct Wgmma;
 
 template <typename A, typename B>
 struct Fp8Pair {};
+
+// The same with A from registers (wgmma's register-source form): a thread's four tf32 values of
+// the 64 x 8 tile of A, in the layout of the PTX ISA's "Matrix A register fragment" for .tf32:
+// with g = lane / 4 and t = lane % 4 of warp w, a[0] is row 16w + g, column t; a[1] row 16w + g
+// + 8, column t; a[2] and a[3] the same rows, column t + 4. The sm90 kernel takes tf32's A this
+// way where it lies MN-major in shared memory (mainloop.cuh), which wgmma's descriptors cannot
+// read for tf32. B as above (K-major).
+template <typename T, int N>
+struct WgmmaRegisterA;
 """)
 
 for ctype, ptype, k, transposes in TYPES + FP8_TYPES:
@@ -66,6 +75,27 @@ struct Wgmma<{ctype}, {n}, {args}> {{
         "%{a}, %{b}, p, 1, 1{trans};\\n}}\\n"
         : {outs}
         : "l"(desc_a), "l"(desc_b), {inputs});
+  }}
+}};
+""")
+
+for n in SHAPES:
+    regs = n // 2
+    reg_list = ", ".join(f"%{i}" for i in range(regs))
+    outs = ",\n          ".join(
+        ", ".join(f'"+f"(d[{i + j}])' for j in range(8)) for i in range(0, regs, 8))
+    a = ", ".join(f"%{regs + i}" for i in range(4))
+    b, s = regs + 4, regs + 5
+    print(f"""template <>
+struct WgmmaRegisterA<float, {n}> {{
+  __device__ static void run(float (&d)[{regs}], const uint32_t (&a)[4], uint64_t desc_b, int scale_d) {{
+    asm volatile(
+        "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{s}, 0;\\n"
+        "wgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32 "
+        "{{{reg_list}}}, "
+        "{{{a}}}, %{b}, p, 1, 1;\\n}}\\n"
+        : {outs}
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
   }}
 }};
 """)
