@@ -90,9 +90,14 @@ struct Sm90Mainloop {
   static constexpr int kSlabK = block_k_for(E::kBytes);
   static constexpr int kMmaM = kShape.mma_m();
   static constexpr int kStagger = kShape.stagger();
-  static constexpr OperandTile kTileA{BM, A_MN}, kTileB{BN, B_MN};  // one slab of each
+  static constexpr OperandTile kTileA{BM, A_MN, 1, E::kBytes}, kTileB{BN, B_MN, 1, E::kBytes};
   static constexpr uint32_t kStageBytes = kSlabs * (kTileA.bytes() + kTileB.bytes());
-  static_assert(E::kMnMajorOperands || (!A_MN && !B_MN), "wgmma reads this type K-major only");
+  // wgmma reads tf32 K-major only, from shared memory; an MN-major tf32 A (a row-major B, swapped
+  // into A's place: launch.cuh) goes through registers instead (mma_register_a).
+  static constexpr bool kRegisterA = A_MN && !E::kMnMajorOperands;
+  static_assert(E::kMnMajorOperands || !B_MN, "wgmma reads this type's B K-major only");
+  static_assert(!kRegisterA || (E::kDType == DType::tf32 && !E::kPromotes),
+                "A from registers: plain tf32 only");
   static_assert(E::kMmaK * kMmaPerSlab == kSlabK, "four wgmma per slab");
   // Promotion: units of kUnitN columns of one m64 tile (four wgmma k32 per slab) whose sums wait
   // in registers beside the accumulators (kernel_shape.hpp: promotion_unit_n). The block scales
@@ -127,8 +132,8 @@ struct Sm90Mainloop {
                                                    const CUtensorMap& map_b, Storage& smem,
                                                    const GemmArgs& args, const BatchedTile& work,
                                                    int kt, int stage, uint64_t* full) {
-    constexpr OperandTile kTileAParts{BM, A_MN, kShape.cluster_n};
-    constexpr OperandTile kTileBParts{BN, B_MN, kShape.cluster_m};
+    constexpr OperandTile kTileAParts{BM, A_MN, kShape.cluster_n, E::kBytes};
+    constexpr OperandTile kTileBParts{BN, B_MN, kShape.cluster_m, E::kBytes};
     using Rank = ClusterRank<kShape>;
     // The programs of its cluster row (A) and column (B); none where a tile is not shared.
     const uint16_t to_a =
@@ -258,33 +263,126 @@ struct Sm90Mainloop {
       }
       return;
     }
-    constexpr OperandTile tile_a = kTileA, tile_b = kTileB;  // device-side copies
+    if constexpr (kRegisterA) {
+      mma_register_a(pipeline, smem, acc, ring, previous, steps, consumer, my_row, lane, signals,
+                     at_step);
+    } else {
+      constexpr OperandTile tile_a = kTileA, tile_b = kTileB;  // device-side copies
+      const bool staggered = kStagger > 0 && steps > kStagger;
+      for (int kt = 0; kt < steps; ++kt) {
+        if (staggered && consumer == 1 && kt == steps - kStagger) await_stagger();
+        pipeline.wait(ring);
+        wgmma_fence();
+#pragma unroll
+        for (int j = 0; j < kSlabs; ++j) {
+          const uint32_t a = shared_address(smem.a[ring.stage][j]);
+          const uint32_t b = shared_address(smem.b[ring.stage][j]);
+#pragma unroll
+          for (int ks = 0; ks < kMmaPerSlab; ++ks)
+#pragma unroll
+            for (int i = 0; i < kMmaM; ++i) {
+              Wgmma<T, BN, A_MN, B_MN>::run(acc[i], tile_a.descriptor(a, my_row + i * 64, ks),
+                                            tile_b.descriptor(b, 0, ks), kt + j + ks > 0);
+            }
+        }
+        wgmma_commit();
+        if (staggered && consumer == 0 && kt == steps - 1) pass_stagger();
+        // This stage's group may still run; the previous stage's has finished reading.
+        wgmma_wait<1>();
+        if (kt > 0) pipeline.release(previous, lane, signals);
+        previous = ring.stage;
+        ring.advance();
+        at_step(kt);
+      }
+    }
+  }
+
+  // mma with A from registers (kRegisterA): a stage's wgmma in kGroups groups (two with two
+  // consumers: halves of its K; else the whole stage), each group from one of two sets of
+  // fragments, which the groups take in turn, loaded from the stage just before the group is
+  // issued. A set is refilled only once its group is done (wait_group 1 after the next group is
+  // issued), so that one group runs while the consumer loads the next one's fragments; a stage is
+  // freed once its last group is done. With one consumer a whole stage's group hides the loads'
+  // latency, which halves left open (64x128 ran 20 % slower than by descriptors); with two, the
+  // other consumer's wgmma fill that gap, and whole stages' sets take registers that 128x256
+  // lacks. The loop takes stages in pairs, so that ptxas can tell which set each wgmma reads
+  // (else it serialises them).
+  template <class Pipe, class AtStep>
+  __device__ __forceinline__ static void mma_register_a(const Pipe& pipeline, Storage& smem,
+                                                        float (&acc)[kMmaM][BN / 2], Ring& ring,
+                                                        int& previous, int steps, int consumer,
+                                                        int my_row, int lane, bool signals,
+                                                        AtStep at_step) {
+    constexpr OperandTile tile_a = kTileA, tile_b = kTileB;
+    constexpr int kGroups = kShape.consumers() > 1 ? 2 : 1;
+    constexpr int kMmaPerGroup = kSlabs * kMmaPerSlab / kGroups;
+    using Fragments = uint32_t[kMmaPerGroup][kMmaM][4];
+    // The thread's four values of each m64 x k8 fragment, as offsets in a slab of A: those of the
+    // slab's first wgmma; wgmma ks reads K values 8 * ks further, 1024 bytes on.
+    const int thread = int(threadIdx.x % 128);
+    uint32_t at[kMmaM][4];
+#pragma unroll
+    for (int i = 0; i < kMmaM; ++i)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        at[i][r] =
+            tile_a.value_offset(my_row + 64 * i + fragment_row(thread, r), fragment_k(thread, r));
+      }
     const bool staggered = kStagger > 0 && steps > kStagger;
-    for (int kt = 0; kt < steps; ++kt) {
-      if (staggered && consumer == 1 && kt == steps - kStagger) await_stagger();
-      pipeline.wait(ring);
-      wgmma_fence();
+    // Group h of stage kt, from `fragments`.
+    const auto group = [&](int kt, int h, Fragments& fragments) {
+      if (h == 0) {
+        if (staggered && consumer == 1 && kt == steps - kStagger) await_stagger();
+        pipeline.wait(ring);
+      }
 #pragma unroll
-      for (int j = 0; j < kSlabs; ++j) {
-        const uint32_t a = shared_address(smem.a[ring.stage][j]);
-        const uint32_t b = shared_address(smem.b[ring.stage][j]);
+      for (int s = 0; s < kMmaPerGroup; ++s) {
+        const int step = h * kMmaPerGroup + s;
+        const unsigned char* slab =
+            smem.a[ring.stage][step / kMmaPerSlab] + step % kMmaPerSlab * 1024;
 #pragma unroll
-        for (int ks = 0; ks < kMmaPerSlab; ++ks)
+        for (int i = 0; i < kMmaM; ++i)
 #pragma unroll
-          for (int i = 0; i < kMmaM; ++i) {
-            Wgmma<T, BN, A_MN, B_MN>::run(acc[i], tile_a.descriptor(a, my_row + i * 64, ks),
-                                          tile_b.descriptor(b, 0, ks), kt + j + ks > 0);
+          for (int r = 0; r < 4; ++r) {
+            fragments[s][i][r] = *reinterpret_cast<const uint32_t*>(slab + at[i][r]);
           }
       }
+      wgmma_fence();
+#pragma unroll
+      for (int s = 0; s < kMmaPerGroup; ++s) {
+        const int step = h * kMmaPerGroup + s;
+        const uint32_t b = shared_address(smem.b[ring.stage][step / kMmaPerSlab]);
+#pragma unroll
+        for (int i = 0; i < kMmaM; ++i) {
+          WgmmaRegisterA<T, BN>::run(acc[i], fragments[s][i],
+                                     tile_b.descriptor(b, 0, step % kMmaPerSlab), kt + step > 0);
+        }
+      }
       wgmma_commit();
-      if (staggered && consumer == 0 && kt == steps - 1) pass_stagger();
-      // This stage's group may still run; the previous stage's has finished reading.
+      const bool last = h + 1 == kGroups;
+      if (last && staggered && consumer == 0 && kt == steps - 1) pass_stagger();
+      // The group before this one is done: its set is free, and so is its stage if this is a
+      // stage's first group.
       wgmma_wait<1>();
-      if (kt > 0) pipeline.release(previous, lane, signals);
-      previous = ring.stage;
-      ring.advance();
-      at_step(kt);
+      if (h == 0 && kt > 0) pipeline.release(previous, lane, signals);
+      if (last) {
+        previous = ring.stage;
+        ring.advance();
+        at_step(kt);
+      }
+    };
+    Fragments even, odd;
+    // Stage kt's groups, the first from `first` and the next from the other set.
+    const auto stage = [&](int kt, Fragments& first, Fragments& second) {
+      group(kt, 0, first);
+      if constexpr (kGroups == 2) group(kt, 1, second);
+    };
+    int kt = 0;
+    for (; kt + 1 < steps; kt += 2) {
+      stage(kt, even, odd);
+      kGroups == 2 ? stage(kt + 1, even, odd) : stage(kt + 1, odd, even);
     }
+    if (kt < steps) stage(kt, even, odd);
   }
 
   // Promotion, units one at a time: each unit issued, waited for and added; two consumers issue

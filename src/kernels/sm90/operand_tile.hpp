@@ -12,10 +12,13 @@
 //            of K. A wgmma reads 8-row groups 1024 B apart (the stride byte offset); the next
 //            wgmma's K (16 values of a 16-bit type, 8 of tf32: 32 B either way) starts 32 B
 //            further along the row. The byte layout is the same for every type.
-//   MN-major (A column-major, B row-major; 16-bit types only: wgmma reads tf32 K-major only):
-//            MN/64 TMA boxes of 64 MN x 64 K rows, 8 KB each. Row k is 128 B of MN. Groups of 8
-//            K rows are 1024 B apart (stride byte offset), blocks of 64 MN 8 KB apart (leading
-//            byte offset); the next 16 values of K start 2 KB on.
+//   MN-major (A column-major, B row-major): square TMA boxes of 128 B of MN x as many K rows
+//            (64 x 64 of a 16-bit type, 8 KB; 32 x 32 of tf32, 4 KB). Row k is 128 B of MN.
+//            16-bit: wgmma reads them by descriptor: groups of 8 K rows are 1024 B apart (stride
+//            byte offset), blocks of 64 MN 8 KB apart (leading byte offset); the next 16 values
+//            of K start 2 KB on. tf32 (A only): wgmma reads tf32 K-major only, so a consumer loads
+//            its fragments from the tile into registers (value_offset) and wgmma takes A from
+//            there (mainloop.cuh).
 #pragma once
 
 #include <cstdint>
@@ -29,8 +32,6 @@ constexpr int kRowBytes = kSlabBytes;      // one MN row of a slab: 128 bytes of
 constexpr int kAtomBytes = 8 * kRowBytes;  // 1024: the swizzle's period
 constexpr int kMmaKBytes = 32;             // K of one wgmma: k16 of a 16-bit type, k8 of tf32
 constexpr int kMmaPerSlab = kRowBytes / kMmaKBytes;  // 4 wgmma along K per slab, any type
-constexpr int kMmaK16 = kMmaKBytes / 2;  // K of one 16-bit wgmma (MN-major tiles are 16-bit)
-constexpr int kMnBlock = 64;             // MN values in one 128-byte row (MN-major, 16-bit)
 
 // The 64-bit wgmma matrix descriptor (PTX ISA, "Matrix Descriptor Format"): bits 0-13 start
 // address >> 4, 16-29 leading byte offset >> 4, 32-45 stride byte offset >> 4, 49-51 base offset
@@ -41,29 +42,50 @@ TILEGEMM_HOST_DEVICE constexpr uint64_t smem_descriptor(uint32_t address, uint32
          uint64_t((stride_bytes & 0x3FFFF) >> 4) << 32 | uint64_t(1) << 62;
 }
 
-// Geometry of one operand tile of `mn` rows (a multiple of 64) x 128 bytes of K. `parts`: the
-// programs of a cluster that load the tile between them, each its share of the boxes, multicast to
-// all (a K-major tile is then cut into that many boxes along MN; an MN-major one has MN/64
-// already).
+// wgmma's register fragment of a 64 x 8 tf32 tile of A (ptx/wgmma.cuh, WgmmaRegisterA): value r
+// (0-3) of thread `thread` (0-127) of the warpgroup is row fragment_row(thread, r) and column
+// fragment_k(thread, r) of the tile.
+TILEGEMM_HOST_DEVICE constexpr int fragment_row(int thread, int r) {
+  return 16 * (thread / 32) + thread % 32 / 4 + 8 * (r % 2);
+}
+TILEGEMM_HOST_DEVICE constexpr int fragment_k(int thread, int r) {
+  return thread % 4 + 4 * (r / 2);
+}
+
+// Geometry of one operand tile of `mn` rows (a multiple of 64) x 128 bytes of K, of elements of
+// `element_bytes` (the MN-major boxes' extent). `parts`: the programs of a cluster that load the
+// tile between them, each its share of the boxes, multicast to all (a K-major tile is then cut
+// into that many boxes along MN; an MN-major one has its boxes already).
 struct OperandTile {
   int mn = 0;
   bool mn_major = false;
   int parts = 1;
+  int element_bytes = 2;
 
   TILEGEMM_HOST_DEVICE constexpr int bytes() const { return mn * kRowBytes; }
+  // MN-major: MN values in one 128-byte row, and K rows in one box (the same number).
+  TILEGEMM_HOST_DEVICE constexpr int mn_block() const { return kRowBytes / element_bytes; }
   // TMA boxes per tile, and each box's extent along MN.
-  TILEGEMM_HOST_DEVICE constexpr int boxes() const { return mn_major ? mn / kMnBlock : parts; }
-  TILEGEMM_HOST_DEVICE constexpr int box_mn() const { return mn_major ? kMnBlock : mn / parts; }
+  TILEGEMM_HOST_DEVICE constexpr int boxes() const { return mn_major ? mn / mn_block() : parts; }
+  TILEGEMM_HOST_DEVICE constexpr int box_mn() const { return mn_major ? mn_block() : mn / parts; }
   TILEGEMM_HOST_DEVICE constexpr int box_bytes() const { return bytes() / boxes(); }
   // Where the slice for one wgmma starts: MN rows from `mn0` (a multiple of 64), the ks-th
   // 32 bytes of K (K-major; values 16*ks .. 16*ks+15 of a 16-bit type, 8*ks .. 8*ks+7 of tf32).
   TILEGEMM_HOST_DEVICE constexpr uint32_t slice_offset(int mn0, int ks) const {
-    return mn_major ? uint32_t(mn0 / kMnBlock) * box_bytes() + uint32_t(ks) * kMmaK16 * kRowBytes
+    return mn_major ? uint32_t(mn0 / mn_block()) * box_bytes() +
+                          uint32_t(ks) * (kMmaKBytes / element_bytes) * kRowBytes
                     : uint32_t(mn0) * kRowBytes + uint32_t(ks) * kMmaKBytes;
   }
-  // MN-major: one box (64 K rows) apart. K-major with the swizzle: unused, 16 by rule.
+  // MN-major: the byte where TMA put element (mn, k) (128-byte swizzle: 16-byte chunk c of row k
+  // at c ^ (k % 8)). K values 8 apart lie 1024 bytes apart with the same swizzle.
+  TILEGEMM_HOST_DEVICE constexpr uint32_t value_offset(int mn, int k) const {
+    const int byte = mn % mn_block() * element_bytes;
+    return uint32_t(mn / mn_block()) * box_bytes() +
+           uint32_t(k * kRowBytes + ((byte / 16) ^ (k % 8)) * 16 + byte % 16);
+  }
+  // MN-major: one box apart. K-major with the swizzle: unused, 16 by rule.
   TILEGEMM_HOST_DEVICE constexpr uint32_t leading_bytes() const {
-    return mn_major ? uint32_t(block_k_for(2)) * kRowBytes : 16;
+    return mn_major ? uint32_t(box_bytes()) : 16;
   }
   TILEGEMM_HOST_DEVICE constexpr uint32_t stride_bytes() const { return kAtomBytes; }
   TILEGEMM_HOST_DEVICE constexpr uint64_t descriptor(uint32_t tile_address, int mn0, int ks) const {
