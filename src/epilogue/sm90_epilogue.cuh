@@ -20,6 +20,7 @@
 #include "epilogue/sm90_store_chunk.hpp"
 #include "epilogue/sm90_store_route.hpp"
 #include "epilogue/sm90_tma_store.cuh"
+#include "epilogue/sm90_tma_store_transposed.cuh"
 #include "ptx/sm90.cuh"
 #include "schedule/tile_order.hpp"
 
@@ -28,12 +29,12 @@ namespace tilegemm::sm90 {
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
 
 // kRows x kBlockN: the consumer's part of a tile (kRows / 64 wgmma tiles). kBuffers: its store
-// buffers. kPlain: the kernel's route is `tma` or `staged` (D = alpha * AB through the store
-// buffers); else it is one of the others, chosen per launch. kHoldsChunks: those routes carry
-// chunks into the next tile (store_tma). kFp32CInBuffers: an fp32 C may come into the buffers too
-// (where it does not, that code is left out: in 256x128 its requests and reads made ptxas spill
-// in the K loop, and each thread loads its own C instead). kFp8Out: D may be fp8 (the kernels for
-// fp8 inputs), with its scale and amax (Fp8Output), by any route.
+// buffers. kPlain: the kernel's route is `tma`, `staged` or `tma_transposed` (D = alpha * AB
+// through the store buffers); else it is one of the others, chosen per launch. kHoldsChunks: the
+// first two carry chunks into the next tile (store_tma). kFp32CInBuffers: an fp32 C may come into
+// the buffers too (where it does not, that code is left out: in 256x128 its requests and reads made
+// ptxas spill in the K loop, and each thread loads its own C instead). kFp8Out: D may be fp8 (the
+// kernels for fp8 inputs), with its scale and amax (Fp8Output), by any route.
 template <int kRows, int kBlockN, int kBuffers, bool kPlain, bool kHoldsChunks,
           bool kFp32CInBuffers_, bool kFp8Out = false>
 struct Sm90Epilogue {
@@ -102,6 +103,20 @@ struct Sm90Epilogue {
     const auto raise_amax = [&] {
       if (fp8_d && e.d_amax != nullptr) fp8.raise_amax(e.d_amax);
     };
+    if (route == StoreRoute::tma_transposed) {
+      const auto store = [&](auto element_bytes, auto half) {
+        store_transposed<decltype(element_bytes)::value, decltype(half), kBuffers>(
+            target.map, buffers, acc, e.alpha, tile_row, tile_col, int(tile.batch), barrier);
+      };
+      if (e.d.dtype == DType::fp32) {
+        store(std::integral_constant<int, 4>{}, float{});
+      } else if (e.d.dtype == DType::fp16) {
+        store(std::integral_constant<int, 2>{}, __half{});
+      } else {
+        store(std::integral_constant<int, 2>{}, __nv_bfloat16{});
+      }
+      return;
+    }
     if constexpr (kPlain) {
       const auto store = [&](auto pair) {
         store_tma<decltype(pair), kBuffers, kHoldsChunks>(

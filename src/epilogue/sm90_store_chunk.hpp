@@ -27,6 +27,17 @@ TILEGEMM_HOST_DEVICE constexpr uint32_t store_chunk_offset(int row, int col,
   return uint32_t(row * kStoreRowBytes + ((byte / 16) ^ (row % 8)) * 16 + byte % 16);
 }
 
+// A column-major D (the tma_transposed route): a 64 x 64 slice of a consumer's part of the tile
+// goes out as 64 x 64 values of D^T, row-major, in 64 / store_columns() chunks side by side
+// (one of a 16-bit D, two of fp32). Where value (row, col) of the slice lies in them, counted from
+// the first chunk's start: row `col` of D^T's chunk row / store_columns(), column row % that.
+TILEGEMM_HOST_DEVICE constexpr uint32_t transposed_slice_offset(int row, int col,
+                                                                int element_bytes) {
+  const int columns = store_columns(element_bytes);
+  return uint32_t(row / columns * kStoreChunkBytes) +
+         store_chunk_offset(col, row % columns, element_bytes);
+}
+
 // Store chunks in a math warpgroup's part of a tile, `rows` x `block_n`, for a D of
 // `element_bytes` (an fp32 D has twice the chunks of a 16-bit one).
 TILEGEMM_HOST_DEVICE constexpr int store_chunks(int rows, int block_n,

@@ -74,9 +74,10 @@ __device__ __forceinline__ PersistentScheduler scheduler(const GemmArgs& args,
 
 // E: the input element kind; Shape: the compiled shape (a ShapeTag); A_MN / B_MN: the operand is
 // MN-major in memory (column-major A, row-major B). PLAIN: compiled for the plain routes alone (D =
-// alpha * AB through the store buffers: tma, or staged where no tensor map describes D). Without
-// the other routes' code (C, bias, activations, stores from registers) the kernel is 10-20 times
-// smaller, and a small problem's call, which fetches its code from DRAM, starts sooner.
+// alpha * AB through the store buffers: tma, staged where no tensor map describes D, or
+// tma_transposed into a column-major D: plain_route). Without the other routes' code (C, bias,
+// activations, stores from registers) the kernel is 10-20 times smaller, and a small problem's
+// call, which fetches its code from DRAM, starts sooner.
 template <class E, class Shape, bool A_MN, bool B_MN, bool PLAIN>
 __global__ void __launch_bounds__(Shape::value.threads(), 1)
     sm90_gemm(const __grid_constant__ Sm90TensorMaps maps, GemmArgs args, Sm90Launch launch) {
@@ -93,7 +94,7 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
   static_assert(
       !kShape.ping_pong() || Storage::kStoreBuffers >= store_chunks(kShape.block_m, kShape.block_n),
       "ping-pong: buffers for a consumer's whole tile of 16-bit D");
-  const StoreRoute route = launch.route;  // in a PLAIN kernel, tma or staged
+  const StoreRoute route = launch.route;  // in a PLAIN kernel, a plain_route
   const bool c_tma = !PLAIN && launch.c_tma;
   extern __shared__ unsigned char smem_raw[];
   Storage& smem = *reinterpret_cast<Storage*>(
@@ -111,7 +112,10 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
     // The descriptors' fetch overlaps the set-up below instead of the first loads and stores.
     prefetch_tensormap(maps.a);
     prefetch_tensormap(maps.b);
-    if (route == StoreRoute::tma || route == StoreRoute::tma_general) prefetch_tensormap(maps.d);
+    if (route == StoreRoute::tma || route == StoreRoute::tma_general ||
+        route == StoreRoute::tma_transposed) {
+      prefetch_tensormap(maps.d);
+    }
     if (c_tma) prefetch_tensormap(maps.c);
     for (int i = 0; i < kShape.consumers(); ++i) cuda::ptx::mbarrier_init(&smem.c_full[i], 1);
     pipeline.init(kShape.stage_readers() * 4 * cluster_readers(kShape.cluster_m, kShape.cluster_n));
