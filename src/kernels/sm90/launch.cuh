@@ -102,13 +102,20 @@ Status max_active_clusters(Kernel* kernel, int device, int cluster_size, int sha
   return Status::success();
 }
 
+// The problem a launch of kShape for E runs: tf32 with a row-major B as the transposed product,
+// which reads B as it lies (runs_transposed); any other as it is.
+template <class E, Sm90Shape kShape>
+GemmArgs as_launched(const GemmArgs& args) {
+  return runs_transposed(args, E::kPromotes) ? transposed_product(args, kShape.block_m) : args;
+}
+
 // The tail split of one launch of kShape for E over `items` work items on a grid of at most
-// `programs` programs: the split's hand-over goes through the plain kernel (kTailSplits), of the
-// tma or staged route.
+// `programs` programs: the split's hand-over goes through the plain kernel (kTailSplits), on its
+// routes (plain_route).
 template <class E, Sm90Shape kShape>
 TailSplit tail_split_of(const GemmArgs& args, int64_t items, int64_t programs) {
   const StoreRoute route = store_route(args, kShape.block_n);
-  return kTailSplits<kShape, true> && (route == StoreRoute::tma || route == StoreRoute::staged)
+  return kTailSplits<kShape, true> && plain_route(route)
              ? plan_tail_split(items, programs, cdiv(args.k, kShape.block_k(E::kBytes)))
              : no_tail_split(items);
 }
@@ -131,7 +138,8 @@ Status take_tail_split_memory(gpu::Workspace& workspace, size_t bytes, int tile_
 // The most memory a launch of kShape for E takes from its workspace: the tail split's, on a grid
 // of one program per SM (a shape that splits has no clusters).
 template <class E, Sm90Shape kShape>
-size_t launch_workspace_bytes(const GemmArgs& args, int sms) {
+size_t launch_workspace_bytes(const GemmArgs& given, int sms) {
+  const GemmArgs args = as_launched<E, kShape>(given);
   const int64_t items = cluster_items(args.m, args.n, kShape.block_m, kShape.block_n,
                                       args.batch_count, kShape.cluster_m, kShape.cluster_n);
   return tail_split_bytes<kShape>(tail_split_of<E, kShape>(args, items, sms));
@@ -144,21 +152,28 @@ size_t launch_workspace_bytes(const GemmArgs& args, int sms) {
 // where the model gains (kTailSplits, schedule/tail_split.hpp); under one round, the split's heads
 // and helpers alone.
 template <class E, Sm90Shape kShape>
-Status launch_shape(const GemmArgs& args, gpu::Workspace& workspace) {
+Status launch_shape(const GemmArgs& given, gpu::Workspace& workspace) {
   const auto stream = static_cast<cudaStream_t>(workspace.stream());
+  const GemmArgs args = as_launched<E, kShape>(given);
   const OperandShape a = operand_a(args), b = operand_b(args);
   Sm90TensorMaps maps{};
   Sm90Launch launch{};
   // The boxes the kernel's load_tile issues: the same OperandTile geometry (A or B in parts when
-  // the programs of a cluster share it).
-  const OperandTile tile_a{kShape.block_m, a.mn_major, kShape.cluster_n},
-      tile_b{kShape.block_n, b.mn_major, kShape.cluster_m};
+  // the programs of a cluster share it). An MN-major box is square: its extent along MN is also
+  // its K rows.
+  const OperandTile tile_a{kShape.block_m, a.mn_major, kShape.cluster_n, E::kBytes},
+      tile_b{kShape.block_n, b.mn_major, kShape.cluster_m, E::kBytes};
   if (Status s = encode_operand_map(a, tile_a.box_mn(), &maps.a); !s.ok()) return s;
   if (Status s = encode_operand_map(b, tile_b.box_mn(), &maps.b); !s.ok()) return s;
   launch.pairs = aligned_pairs(args.epilogue.d);
   launch.route = store_route(args, kShape.block_n);
   if (launch.route == StoreRoute::tma || launch.route == StoreRoute::tma_general) {
     if (Status s = encode_operand_map(output_d(args), kStoreRows, &maps.d); !s.ok()) return s;
+  }
+  if (launch.route == StoreRoute::tma_transposed) {
+    if (Status s = encode_operand_map(output_d_transposed(args), kStoreRows, &maps.d); !s.ok()) {
+      return s;
+    }
   }
   launch.c_tma = c_by_tma(args, kShape.block_n);
   if (launch.c_tma) {
@@ -197,14 +212,15 @@ Status launch_shape(const GemmArgs& args, gpu::Workspace& workspace) {
                          "sm90_gemm: cudaLaunchKernelEx");
     if (status.ok()) status = check_launch("sm90_gemm");
   };
-  // MN-major operands only where the tensor cores read them (tf32: K-major alone; problem_check
-  // refuses the others).
+  // MN-major operands only where the tensor cores read them (tf32: K-major B, and A K-major or
+  // through registers, plain tf32 only; problem_check refuses the others).
   auto go = [&](auto a_mn, auto b_mn) {
     constexpr bool kAMn = decltype(a_mn)::value, kBMn = decltype(b_mn)::value;
-    if constexpr (!E::kMnMajorOperands && (kAMn || kBMn)) {
+    constexpr bool kRegisterA = E::kDType == DType::tf32 && !E::kPromotes;
+    if constexpr (!E::kMnMajorOperands && (kBMn || (kAMn && !kRegisterA))) {
       status = {StatusCode::not_supported,
                 "kernel sm90: " + std::string(to_string(E::kDType)) + " needs K-major A and B"};
-    } else if (launch.route == StoreRoute::tma || launch.route == StoreRoute::staged) {
+    } else if (plain_route(launch.route)) {
       launch_kernel(sm90_gemm<E, ShapeTag<kShape>, kAMn, kBMn, true>);
     } else {
       launch_kernel(sm90_gemm<E, ShapeTag<kShape>, kAMn, kBMn, false>);

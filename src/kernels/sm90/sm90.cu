@@ -107,13 +107,23 @@ std::string problem_check(const GemmProblem& p) {
   }
   if (std::string why = tma_check(a, "a"); !why.empty()) return "kernel sm90: " + why;
   if (std::string why = tma_check(b, "b"); !why.empty()) return "kernel sm90: " + why;
-  if ((p.a.dtype == DType::tf32 || is_fp8(p.a.dtype)) && (a.mn_major || b.mn_major)) {
+  // Plain tf32 takes a column-major A through registers, and a row-major B through the
+  // transposed product (runs_transposed).
+  const bool promoted = promotes(p.a.dtype, p.fast_accumulation, p.scales.mode);
+  const bool tf32 = p.a.dtype == DType::tf32;
+  const bool tf32_takes = tf32 && !promoted && (!b.mn_major || runs_transposed(args, promoted));
+  if ((tf32 || is_fp8(p.a.dtype)) && (a.mn_major || b.mn_major) && !tf32_takes) {
     const std::string type(to_string(p.a.dtype));
     return "kernel sm90: " + type +
            " needs K-major operands (row-major A, column-major B): " + "wgmma reads " + type +
-           " K-major only; here " + (a.mn_major ? "A is column-major" : "B is row-major") +
-           (p.a.dtype == DType::tf32 ? " (larger problems get a transposed copy first)"
-                                     : " (gemm() copies it transposed first)");
+           " K-major only" +
+           (tf32 ? " (plain tf32 also takes a column-major A beside a column-major B, and a "
+                   "row-major B beside a row-major A with no bias, where D^T goes out through "
+                   "TMA)"
+                 : "") +
+           "; here " + (b.mn_major ? "B is row-major" : "A is column-major") +
+           (tf32 ? " (larger problems get a transposed copy first)"
+                 : " (gemm() copies it transposed first)");
   }
   if (p.a.dtype == DType::fp8_e5m2 && p.b.dtype == DType::fp8_e5m2) {
     return "kernel sm90: fp8_e5m2 x fp8_e5m2 is not compiled (as cuBLASLt, which refuses it); "

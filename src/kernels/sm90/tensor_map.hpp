@@ -23,8 +23,21 @@ struct OperandShape {
 };
 OperandShape operand_a(const GemmArgs& args);
 OperandShape operand_b(const GemmArgs& args);
+// tf32 with a row-major (MN-major) B and a row-major A: wgmma reads tf32 from shared memory
+// K-major only, so the kernel runs the transposed product D^T = B^T A^T instead, whose A (B^T)
+// it takes through registers and whose B (A^T) is K-major (mainloop.cuh: kRegisterA). Plain tf32
+// only (not tf32x3's promoted sums, whose copies are K-major anyway); without a bias (it runs
+// along D's columns, the transposed product's rows, which the epilogue does not take); and only
+// where D^T goes out through the store buffers: a column-major D, or alpha * AB into a row-major
+// D that TMA describes (tma_transposed).
+bool runs_transposed(const GemmArgs& args, bool promoted);
+// The transposed product: M and N, A and B swapped, every matrix viewed transposed (the same
+// memory), GROUP_SIZE_M capped at the new grid's rows.
+GemmArgs transposed_product(const GemmArgs& args, int block_m);
 // D (row-major) in the same terms: M rows of N contiguous values; C likewise when row-major.
 OperandShape output_d(const GemmArgs& args);
+// A column-major D as its transpose, row-major: N rows of M contiguous values (tma_transposed).
+OperandShape output_d_transposed(const GemmArgs& args);
 OperandShape source_c(const GemmArgs& args);
 
 // D is row-major and every pair of adjacent columns starting at an even column is 4-byte aligned
