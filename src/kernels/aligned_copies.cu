@@ -4,7 +4,9 @@
 
 #include "kernels/aligned_copies.hpp"
 #include "kernels/cuda_check.hpp"
+#include "kernels/gemm_args.hpp"
 #include "kernels/kernel_registry.hpp"
+#include "kernels/sm90/tensor_map.hpp"
 #include "problem/dtype.hpp"
 
 namespace tilegemm::gpu {
@@ -218,9 +220,15 @@ AlignedCopyPlan copy_plan(const GemmProblem& p, const GemmOptions& options) {
   const Kernel* sm90 = find_kernel("sm90");
   if (sm90 != nullptr && (automatic || options.kernel == "sm90")) {
     // fp8 runs on sm90 alone, so its copies are made whatever the problem's size.
-    const CopyGoals goals{.k_major = p.a.dtype == DType::tf32 || is_fp8(p.a.dtype),
-                          .l2_lines = true,
-                          .required = is_fp8(p.a.dtype)};
+    // Plain tf32: a column-major A as it lies beside a column-major B (through registers); a
+    // row-major B where the kernel runs the transposed product (sm90::runs_transposed).
+    const bool tf32 = p.a.dtype == DType::tf32;
+    const CopyGoals goals{
+        .k_major = tf32 || is_fp8(p.a.dtype),
+        .a_as_it_lies = tf32 && p.b.layout == Layout::col_major,
+        .b_as_it_lies = tf32 && sm90::runs_transposed(make_gemm_args(p, 8), false),
+        .l2_lines = true,
+        .required = is_fp8(p.a.dtype)};
     const AlignedCopyPlan for_sm90 = plan_aligned_copies(p, options.aligned_copies, goals);
     // The copies' addresses only need to be aligned stand-ins to ask whether sm90 takes them.
     const GemmProblem q =

@@ -113,6 +113,10 @@ constexpr int64_t round_up(int64_t x, int64_t multiple) { return cdiv(x, multipl
 // the sm90 kernel will run the copies).
 struct CopyGoals {
   bool k_major = false;  // tf32, fp8: MN-major operands transposed (kTransposeMinFlopsPerByte)
+  // k_major but for an operand the kernel reads as it lies (sm90's plain tf32: a column-major A
+  // through registers; a row-major B through the transposed product, kernels/sm90/tensor_map.hpp:
+  // runs_transposed).
+  bool a_as_it_lies = false, b_as_it_lies = false;
   // Lines moved onto 128-byte boundaries: 16-bit operands each on its own
   // (kRelineMinFlopsPerByte), tf32 ones in pairs (kRelinePairMinFlopsPerByte).
   bool l2_lines = false;
@@ -191,14 +195,16 @@ inline AlignedCopyPlan plan_aligned_copies(const GemmProblem& p, bool enabled = 
   using Want = std::optional<Layout>;
   const double flops = 2.0 * double(p.m) * double(p.n) * double(p.k) * double(p.batch_count);
   const auto plan_a = [&](double reline_flops_per_byte) {
-    return plan_operand_copy(p.a, p.m, p.k, p.batch_count,
-                             goals.k_major ? Want(Layout::row_major) : Want(), flops,
-                             reline_flops_per_byte, goals.required);
+    return plan_operand_copy(
+        p.a, p.m, p.k, p.batch_count,
+        goals.k_major && !goals.a_as_it_lies ? Want(Layout::row_major) : Want(), flops,
+        reline_flops_per_byte, goals.required);
   };
   const auto plan_b = [&](double reline_flops_per_byte) {
-    return plan_operand_copy(p.b, p.k, p.n, p.batch_count,
-                             goals.k_major ? Want(Layout::col_major) : Want(), flops,
-                             reline_flops_per_byte, goals.required);
+    return plan_operand_copy(
+        p.b, p.k, p.n, p.batch_count,
+        goals.k_major && !goals.b_as_it_lies ? Want(Layout::col_major) : Want(), flops,
+        reline_flops_per_byte, goals.required);
   };
   const bool pairs = dtype_size(p.a.dtype) == 4;  // tf32
   const double each = goals.l2_lines && !pairs ? kRelineMinFlopsPerByte : 0;
