@@ -96,11 +96,13 @@ struct CapturePath {
   std::function<bool(const KernelConfig&)> config;  // empty: the heuristic's
   bool needs_workspace;      // the path takes memory: copies or the tail split
   const char* report_shows;  // a field the with-workspace report must show (copies), or ""
+  Layout layout_a = Layout::row_major;
 };
 
 const CapturePath kPaths[] = {
     {"AlignedCopies", 4095, 4097, 4093, DType::bf16, Layout::row_major, "auto", {}, true, "copies"},
-    // sm90 reads tf32 K-major only: without the transposed copy, "auto" runs sm80 instead.
+    // sm90 reads tf32 as it lies but for a column-major A beside a row-major B: without the
+    // transposed copy, "auto" runs sm80 instead.
     {"TransposedTf32Copy",
      2048,
      2048,
@@ -110,7 +112,10 @@ const CapturePath kPaths[] = {
      "auto",
      {},
      true,
-     "copies"},
+     "copies",
+     Layout::col_major},
+    // Row-major A and B: the transposed product, with no copy.
+    {"Tf32AsItLies", 2048, 2048, 2048, DType::tf32, Layout::row_major, "sm90", {}, false, ""},
     // 8 x 19 tiles of 128 x 256 on 132 SMs: a round of 132 and a tail of 20, split.
     {"TailSplit", 1024, 4864, 8192, DType::bf16, Layout::col_major, "sm90",
      [](const KernelConfig& c) {
@@ -139,6 +144,7 @@ class GpuCapture : public ::testing::TestWithParam<CapturePath> {
 TEST_P(GpuCapture, CapturedFirstThenReplayedMatchesTheReference) {
   const CapturePath& path = GetParam();
   WorkloadSpec spec = testing::spec_of(path.m, path.n, path.k, path.dtype);
+  spec.layout_a = path.layout_a;
   spec.layout_b = path.layout_b;
   GemmOptions options;
   options.kernel = path.kernel;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "gemm_check.hpp"
@@ -27,11 +28,11 @@ bool contains(const std::string& text, const char* part) {
 
 // Checks one case against the reference. The exceptions, where the refusal must say why: sm90
 // refuses problems its TMA loads cannot describe (rows not 16-byte aligned, K = 0; "auto" sends
-// those to sm80), tf32 operands that are not K-major in problems too small to copy, and every
-// problem on a GPU that is not a Hopper; sm80's 3-stage configs are compiled for one input type
-// each (128-byte K slices), and they and the tiles larger than 128 x 128 refuse rows that are not
-// 16-byte aligned (cp.async only). (RandomShapesPaddedLeading-
-// DimsEveryLayout lets no other sm80 refusal through.)
+// those to sm80), tf32 with a column-major A beside a row-major B (or a row-major B with a bias)
+// too small to copy, and every problem on a GPU that is not a Hopper; sm80's 3-stage configs are
+// compiled for one input type each (128-byte K slices), and they and the tiles larger than
+// 128 x 128 refuse rows that are not 16-byte aligned (cp.async only).
+// (RandomShapesPaddedLeadingDimsEveryLayout lets no other sm80 refusal through.)
 void expect_matches_reference(const WorkloadSpec& spec, const GemmOptions& options) {
   const bool async_only_sm80 = options.kernel == "sm80" && options.config &&
                                (options.config->num_stages == 3 ||
@@ -224,6 +225,50 @@ TEST_F(GpuKernels, LargeUnalignedProblemsRunOnAlignedCopies) {
         EXPECT_EQ(contains(report.aligned_copies, "b ld 523 -> column-major ld"), transposed)
             << report.aligned_copies;
       }
+}
+
+// Plain tf32 on the sm90 kernel reads a column-major A through registers and a row-major B as it
+// lies (the transposed product D^T = B^T A^T), with no copy, wherever D^T goes out through the
+// store buffers: alpha * AB into a row-major D, anything into a column-major one. A row-major B
+// with a bias, or with beta * C into a row-major D, is still copied transposed first. Packed and
+// padded rows, a batch of 2, an fp32 and a bf16 D, against the float64 reference.
+TEST_F(GpuKernels, Tf32ReadsOperandsAsTheyLie) {
+  if (!hopper()) GTEST_SKIP() << "sm90 runs only on compute capability 9.0";
+  enum class Epilogue { plain, beta_into_column_major, beta_into_row_major, bias };
+  uint64_t seed = 3500;
+  for (const auto& [la, lb] : {std::pair{Layout::row_major, Layout::row_major},
+                               std::pair{Layout::col_major, Layout::col_major}})
+    for (Epilogue epilogue : {Epilogue::plain, Epilogue::beta_into_column_major,
+                              Epilogue::beta_into_row_major, Epilogue::bias}) {
+      const bool padded = seed % 2 == 1;
+      WorkloadSpec s = spec_of(1032, 520, 1000, DType::tf32);
+      s.layout_a = la;
+      s.layout_b = lb;
+      if (padded) {
+        s.lda = padded_ld(la, s.m, s.k) + 8;
+        s.ldb = padded_ld(lb, s.k, s.n) + 8;
+      }
+      s.batch_count = 2;
+      s.beta = epilogue == Epilogue::plain ? 0.0f : 0.5f;
+      s.bias = epilogue == Epilogue::bias;
+      s.layout_c =
+          epilogue == Epilogue::beta_into_column_major ? Layout::col_major : Layout::row_major;
+      s.output_dtype = padded ? DType::bf16 : DType::fp32;
+      s.seed = seed++;
+      std::unique_ptr<harness::Workload> w;
+      GemmReport report;
+      const Status status = run_on_gpu(s, &w, &report);
+      ASSERT_TRUE(status.ok()) << status.message << " | " << testing::describe(s);
+      ASSERT_TRUE(w->fetch_output().ok());
+      EXPECT_LE(w->check(1e12), harness::tolerance_for(s.input_dtype, s.output_dtype))
+          << testing::describe(s) << " kernel=" << report.kernel;
+      EXPECT_EQ(report.kernel, "sm90") << testing::describe(s);
+      const bool copied = la == Layout::row_major &&
+                          (epilogue == Epilogue::bias || epilogue == Epilogue::beta_into_row_major);
+      EXPECT_EQ(contains(report.aligned_copies, "b ld"), copied)
+          << report.aligned_copies << " | " << testing::describe(s);
+      if (!copied) EXPECT_TRUE(report.aligned_copies.empty()) << report.aligned_copies;
+    }
 }
 
 // The relative error of `s` run on the GPU in `dtype` (1 where it does not run).
@@ -470,7 +515,8 @@ TEST_F(GpuKernels, PersistentProgramsWithSeveralTilesEach) {
 
 // The cases of a split (D = alpha * AB, the routes through the store buffers) from `plain`: D in
 // its default type and in fp32, into rows TMA cannot describe (staged), and with column-major A
-// and B (not for tf32: K-major operands only).
+// and B (tf32: A through registers; row-major A and B, the plain case, run the transposed product
+// into D^T, tma_transposed).
 std::vector<WorkloadSpec> split_cases(const WorkloadSpec& plain) {
   std::vector<WorkloadSpec> cases{plain};
   if (plain.output_dtype != DType::fp32) {
@@ -479,11 +525,9 @@ std::vector<WorkloadSpec> split_cases(const WorkloadSpec& plain) {
   }
   cases.push_back(plain);
   cases.back().ldc = plain.n + 1;
-  if (plain.input_dtype != DType::tf32) {
-    cases.push_back(plain);
-    cases.back().layout_a = Layout::col_major;
-    cases.back().layout_b = Layout::col_major;
-  }
+  cases.push_back(plain);
+  cases.back().layout_a = Layout::col_major;
+  cases.back().layout_b = Layout::col_major;
   return cases;
 }
 
@@ -627,29 +671,35 @@ TEST_F(GpuKernels, AutoPicksAKernelThatIsRight) {
 }
 
 TEST_F(GpuKernels, TensorCoreKernelIsTheAutoChoiceForHalfAndTf32) {
-  // On a Hopper, sm90 for every 16-bit problem TMA can describe and for tf32 with K-major A and B;
-  // a small tf32 problem with row-major B (too small to copy) goes to sm80.
+  // On a Hopper, sm90 for every 16-bit problem TMA can describe, and for tf32 in every layout but
+  // a column-major A beside a row-major B, which, too small to copy, goes to sm80.
   for (DType dtype : {DType::fp16, DType::bf16, DType::tf32})
-    for (Layout lb : {Layout::row_major, Layout::col_major}) {
-      WorkloadSpec s = spec_of(256, 256, 256, dtype);
-      s.layout_b = lb;
-      std::unique_ptr<harness::Workload> w;
-      GemmReport report;
-      ASSERT_TRUE(run_on_gpu(s, &w, &report).ok());
-      const bool wgmma = hopper() && (dtype != DType::tf32 || lb == Layout::col_major);
-      EXPECT_EQ(report.kernel, wgmma ? "sm90" : "sm80") << to_string(dtype);
-      EXPECT_EQ(report.aligned_copies, "");
-    }
+    for (Layout la : {Layout::row_major, Layout::col_major})
+      for (Layout lb : {Layout::row_major, Layout::col_major}) {
+        WorkloadSpec s = spec_of(256, 256, 256, dtype);
+        s.layout_a = la;
+        s.layout_b = lb;
+        std::unique_ptr<harness::Workload> w;
+        GemmReport report;
+        ASSERT_TRUE(run_on_gpu(s, &w, &report).ok());
+        const bool copied_tf32 = la == Layout::col_major && lb == Layout::row_major;
+        const bool wgmma = hopper() && (dtype != DType::tf32 || !copied_tf32);
+        EXPECT_EQ(report.kernel, wgmma ? "sm90" : "sm80")
+            << to_string(dtype) << " " << to_string(la) << " " << to_string(lb);
+        EXPECT_EQ(report.aligned_copies, "");
+      }
 }
 
-TEST_F(GpuKernels, LargeTf32ProblemsWithRowMajorBAreTransposedForSm90) {
-  // 1000^3 is past the copy threshold: on a Hopper B (row-major, 4000-byte rows) is copied
-  // column-major for wgmma, which reads tf32 K-major only, and the result matches the reference.
+TEST_F(GpuKernels, LargeTf32ProblemsWithABiasAndRowMajorBAreTransposedForSm90) {
+  // 1000^3 is past the copy threshold: on a Hopper B (row-major, 4000-byte rows) with a bias,
+  // which the transposed product does not take, is copied column-major for wgmma, which reads tf32
+  // K-major only from shared memory, and the result matches the reference.
   if (!hopper()) GTEST_SKIP() << "sm90 runs only on compute capability 9.0";
   for (int64_t batch : {1, 3}) {
     WorkloadSpec s = spec_of(1000, 1000, 1000, DType::tf32);
     s.batch_count = batch;
     s.beta = 0.5f;
+    s.bias = true;
     s.seed = 4000 + batch;
     std::unique_ptr<harness::Workload> w;
     GemmReport report;

@@ -145,6 +145,29 @@ TEST(AlignedCopyPlan, KMajorPlansTransposeColumnMajorAAndRowMajorB) {
   EXPECT_FALSE(plan_aligned_copies(p, true, kKMajor).any());
 }
 
+TEST(AlignedCopyPlan, AnOperandReadAsItLiesKeepsItsLayout) {
+  // sm90's plain tf32 reads a column-major A and a row-major B as they lie
+  // (kernels/aligned_copies.cu says when): at any size neither is transposed, and a copy made for
+  // alignment keeps the layout.
+  constexpr CopyGoals kAsTheyLie{.k_major = true, .a_as_it_lies = true, .b_as_it_lies = true};
+  GemmProblem p = problem(4096, 4096, 4096, DType::tf32);
+  p.a.layout = Layout::col_major;
+  EXPECT_TRUE(plan_aligned_copies(p, true, kKMajor).a.transposed);
+  EXPECT_TRUE(plan_aligned_copies(p, true, kKMajor).b.transposed);
+  EXPECT_FALSE(plan_aligned_copies(p, true, kAsTheyLie).any());
+  p.b.ld = 4097;
+  const AlignedCopyPlan plan = plan_aligned_copies(p, true, kAsTheyLie);
+  EXPECT_FALSE(plan.a.needed);
+  EXPECT_TRUE(plan.b.needed);
+  EXPECT_FALSE(plan.b.transposed);
+  EXPECT_EQ(plan.b.layout, Layout::row_major);
+  // Only the operand named: B as it lies, A still transposed.
+  constexpr CopyGoals kBAsItLies{.k_major = true, .b_as_it_lies = true};
+  p.b.ld = 0;
+  EXPECT_TRUE(plan_aligned_copies(p, true, kBAsItLies).a.transposed);
+  EXPECT_FALSE(plan_aligned_copies(p, true, kBAsItLies).b.needed);
+}
+
 TEST(AlignedCopyPlan, AnAlignedOperandIsTransposedOnlyWhereTheGemmOutweighsTheCopy) {
   // B's bytes against the flops: 2MNK / (4KN) = M/2 per byte; transposed from M = 768 (384).
   GemmProblem p = problem(1000, 1000, 1000, DType::tf32);

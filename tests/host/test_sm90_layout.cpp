@@ -51,8 +51,8 @@ uint32_t wgmma_element(const OperandTile& t, uint64_t descriptor, int mn, int k,
   EXPECT_EQ(descriptor >> 62, 1u) << "128-byte swizzle mode";
   uint32_t linear;
   if (t.mn_major) {
-    linear = start + (mn / kMnBlock) * leading + (mn % kMnBlock) * bytes + (k / 8) * stride +
-             (k % 8) * kRowBytes;
+    linear = start + (mn / t.mn_block()) * leading + (mn % t.mn_block()) * bytes +
+             (k / 8) * stride + (k % 8) * kRowBytes;
   } else {
     linear = start + (mn / 8) * stride + (mn % 8) * kRowBytes + k * bytes;
   }
@@ -67,8 +67,8 @@ TEST(Sm90Layout, DescriptorsReadEveryElementWhereTmaWroteIt) {
     for (bool mn_major : {false, true})
       for (int rows : {64, 128, 256})
         for (int parts : {1, 2}) {
-          if (mn_major && (bytes != 2 || rows / kMnBlock % parts != 0)) continue;
-          const OperandTile tile{rows, mn_major, parts};
+          const OperandTile tile{rows, mn_major, parts, bytes};
+          if (mn_major && (bytes != 2 || tile.boxes() % parts != 0)) continue;
           const int mma_k = kMmaKBytes / bytes;
           EXPECT_EQ(kMmaPerSlab * mma_k, block_k_for(bytes));
           // A wgmma slice: 64 rows of A from a multiple of 64, or all rows of B; mma_k of K.
@@ -86,6 +86,52 @@ TEST(Sm90Layout, DescriptorsReadEveryElementWhereTmaWroteIt) {
                 }
             }
         }
+}
+
+TEST(Sm90Layout, RegisterFragmentsOfAnMnMajorTf32TileAreWhereTmaWroteThem) {
+  // The 128 threads' four values cover a 64 x 8 tile of A once each.
+  std::set<std::pair<int, int>> covered;
+  for (int thread = 0; thread < 128; ++thread)
+    for (int r = 0; r < 4; ++r) {
+      const int row = fragment_row(thread, r), k = fragment_k(thread, r);
+      ASSERT_TRUE(row >= 0 && row < 64 && k >= 0 && k < 8) << thread << " " << r;
+      covered.insert({row, k});
+    }
+  EXPECT_EQ(covered.size(), 64u * 8u);
+  // value_offset is where TMA put each element of an MN-major tf32 tile (boxes of 32 x 32), and K
+  // values 8 apart lie 1024 bytes apart (a consumer's fragments of the next wgmma).
+  for (int rows : {64, 128, 256}) {
+    const OperandTile tile{rows, true, 1, 4};
+    EXPECT_EQ(tile.boxes(), rows / 32);
+    EXPECT_EQ(tile.box_bytes(), 4096);
+    for (int mn = 0; mn < rows; ++mn)
+      for (int k = 0; k < block_k_for(4); ++k) {
+        ASSERT_EQ(tile.value_offset(mn, k), tma_element(tile, mn, k, 4))
+            << "rows=" << rows << " mn=" << mn << " k=" << k;
+        if (k + 8 < block_k_for(4)) {
+          ASSERT_EQ(tile.value_offset(mn, k + 8), tile.value_offset(mn, k) + 1024u);
+        }
+      }
+  }
+}
+
+TEST(Sm90Layout, ATransposedSliceIsDTransposesChunks) {
+  // A 64 x 64 slice of a consumer's part, value (row, col), lands at D^T's row `col`, column
+  // `row`, of the chunk that holds that column: every value once, inside the slice's chunks, where
+  // TMA reads D^T's element.
+  for (int bytes : {2, 4}) {
+    const int columns = store_columns(bytes);
+    std::set<uint32_t> places;
+    for (int row = 0; row < 64; ++row)
+      for (int col = 0; col < 64; ++col) {
+        const uint32_t at = transposed_slice_offset(row, col, bytes);
+        ASSERT_LT(at, uint32_t(64 / columns * kStoreChunkBytes));
+        ASSERT_EQ(at, uint32_t(row / columns * kStoreChunkBytes) +
+                          tma_byte(0, col, row % columns * bytes));
+        places.insert(at);
+      }
+    EXPECT_EQ(places.size(), 64u * 64u) << bytes;
+  }
 }
 
 TEST(Sm90Layout, DescriptorBitFields) {
@@ -224,12 +270,23 @@ TEST(Sm90Epilogue, TmaStoresTakeEveryEpilogueIntoAnAlignedSixteenBitRowMajorD) {
               a.epilogue.d.data = static_cast<char*>(a.epilogue.d.data) + 2;  // 2-byte aligned
             }),
             StoreRoute::staged);
-  // A column-major D from registers; so is a row-major one with more rows than 32-bit chunk
-  // origins reach, by pairs where they are aligned.
+  // A column-major D: alpha * AB through TMA as D^T's chunks where a tensor map describes D^T
+  // (columns 16-byte multiples apart), else, and with more than alpha * AB, from registers.
   EXPECT_EQ(route_with([](GemmArgs& a) {
               a.epilogue.d.stride = {1, 200};
             }),  // column-major
+            StoreRoute::tma_transposed);
+  EXPECT_EQ(route_with([](GemmArgs& a) {
+              a.epilogue.d.stride = {1, 204};  // 408-byte columns
+            }),
             StoreRoute::general);
+  EXPECT_EQ(route_with([](GemmArgs& a) {
+              a.epilogue.d.stride = {1, 200};
+              a.epilogue.beta = 1.0f;
+            }),
+            StoreRoute::general);
+  // So is a row-major D with more rows than 32-bit chunk origins reach, by pairs where they are
+  // aligned.
   EXPECT_EQ(route_with([](GemmArgs& a) {
               a.m = int64_t(INT32_MAX) + 1;
               a.epilogue.d.stride.row = 140;
@@ -259,6 +316,53 @@ TEST(Sm90Epilogue, AnFp8DGoesThroughTmaWhereItsChunksFitTheTile) {
   EXPECT_EQ(store_route(args, 64), StoreRoute::general);
   args.epilogue.d.stride = {1, 200};  // column-major
   EXPECT_EQ(store_route(args, 128), StoreRoute::general);
+  args.epilogue.activation = Activation::none;
+  EXPECT_EQ(store_route(args, 128), StoreRoute::general);
+}
+
+// Plain tf32 with row-major A and B: the transposed product (D^T = B^T A^T), whose operands are
+// B and A viewed transposed, and whose D^T goes out through the store buffers (tma_transposed
+// into a row-major D, the tma route into a column-major one). Not with a bias, a column-major A,
+// a column-major B, tf32x3's promoted sums, or where D^T would go out from registers.
+TEST(Sm90Epilogue, Tf32WithARowMajorBRunsTheTransposedProduct) {
+  const auto tf32_nn = [] {
+    GemmArgs args = plain_bf16_d(520, 264, 264);
+    args.k = 1000;
+    args.epilogue.d.dtype = DType::fp32;
+    args.a = {reinterpret_cast<void*>(uintptr_t{1} << 30), DType::tf32, {1000, 1}, 0};
+    args.b = {reinterpret_cast<void*>(uintptr_t{1} << 32), DType::tf32, {264, 1}, 0};
+    return args;
+  };
+  const GemmArgs nn = tf32_nn();
+  ASSERT_TRUE(runs_transposed(nn, false));
+  EXPECT_FALSE(runs_transposed(nn, true));
+  const GemmArgs t = transposed_product(nn, 128);
+  EXPECT_EQ(t.m, 264);
+  EXPECT_EQ(t.n, 520);
+  EXPECT_EQ(t.a.data, nn.b.data);
+  EXPECT_EQ(t.b.data, nn.a.data);
+  EXPECT_TRUE(operand_a(t).mn_major);
+  EXPECT_FALSE(operand_b(t).mn_major);
+  EXPECT_EQ(operand_a(t).ld, 264);
+  EXPECT_EQ(operand_b(t).ld, 1000);
+  EXPECT_EQ(t.epilogue.d.offset(0, 5, 7), nn.epilogue.d.offset(0, 7, 5));
+  EXPECT_EQ(store_route(t, 256), StoreRoute::tma_transposed);
+  EXPECT_EQ(t.group_size_m, 3);  // 264 rows: 3 tiles of 128
+  const auto with = [&](auto change) {
+    GemmArgs args = tf32_nn();
+    change(args);
+    return runs_transposed(args, false);
+  };
+  EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.bias = a.epilogue.d.data; }));
+  EXPECT_FALSE(with([](GemmArgs& a) { a.a.stride = {1, 520}; }));          // column-major A
+  EXPECT_FALSE(with([](GemmArgs& a) { a.b.stride = {1, 1000}; }));         // column-major B
+  EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.d.stride.row = 265; }));  // D's rows unaligned
+  EXPECT_FALSE(with([](GemmArgs& a) { a.epilogue.beta = 1.0f; }));         // into a row-major D
+  EXPECT_TRUE(with([](GemmArgs& a) {
+    a.epilogue.beta = 1.0f;
+    a.epilogue.d.stride = {1, 520};  // column-major D: D^T is row-major
+  }));
+  EXPECT_TRUE(with([](GemmArgs& a) { a.epilogue.d.dtype = DType::bf16; }));
 }
 
 TEST(Sm90Epilogue, CComesByTmaWhenItLooksLikeD) {
