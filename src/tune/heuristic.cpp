@@ -66,13 +66,18 @@ int64_t waves(const KernelConfig& c, const GemmProblem& p, int sms) {
 // problem can move): the ridge of 989 TFLOP/s (bf16) over 3.35 TB/s is 590 flops per 2-byte
 // element on the H100, over 4.8 TB/s 412 on the H200. K: on the H200, 128x128 split lost 3 % to
 // 128x256 whole at 768 x 4096 x 2048 and to 256x128 at 2048 x 1536 x 2048, where the count in
-// steps had it faster. Timed for single 16-bit products only (no batch, no groups).
+// steps had it faster. Timed for single 16-bit products (no batch, no groups), and taken for
+// plain tf32 too, whose tensor cores run at half the rate on elements twice as large (the same
+// ridge): on the H200 1024 x 1024 x 16384 (row-major B) ran 300 TFLOP/s on 128x128 split, which
+// the count of work takes, against 273 on 64x128, which the count of rows loaded took.
 constexpr double kComputeBoundFlopsPerElement = 512.0;
 constexpr int64_t kComputeBoundMinK = 4096;
 
 bool compute_bound(const GemmProblem& p) {
   const bool single = p.batch_count == 1 && p.groups.form == GroupForm::none;
-  if (!single || !is_16_bit(p.a.dtype) || p.k < kComputeBoundMinK) return false;
+  // Plain tf32: with_aligned_copies sets its fast_accumulation (tf32x3's parts promote theirs).
+  const bool plain_tf32 = p.a.dtype == DType::tf32 && p.fast_accumulation;
+  if (!single || !(is_16_bit(p.a.dtype) || plain_tf32) || p.k < kComputeBoundMinK) return false;
   const double m = double(p.m), n = double(p.n), k = double(p.k);
   return 2.0 * m * n * k >= kComputeBoundFlopsPerElement * (m * k + k * n + m * n);
 }

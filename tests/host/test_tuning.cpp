@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "problem/aligned_copies.hpp"
 #include "tune/config_space.hpp"
@@ -168,8 +169,27 @@ TEST(RulesConfig, WhereTheTensorCoresBoundAProblemTheSplitOfTwoConsumersCounts) 
   // K below 4096 keeps the count of rows loaded: 128x256 whole, not 128x128 split (496 against
   // 481).
   EXPECT_EQ(pick(768, 4096, 2048), "128x256x64/g8/s4/w12/wt64x256");
-  // So do tf32 and fp8, whose costs were not timed.
+  // So does fp8, whose costs were not timed, and tf32x3 (tf32 whose sums promote). Plain tf32
+  // (fast_accumulation, as with_aligned_copies leaves it), at half the rate on elements twice as
+  // large, counts the work too: 128x128 split ran 300 TFLOP/s against 64x128's 273 (H200, B
+  // row-major; 128x256 ran 341).
   EXPECT_EQ(pick(1024, 1024, 16384, DType::tf32), "64x128x64/g8/s8/w8/wt64x128");
+  EXPECT_EQ(pick(1024, 1024, 16384, DType::fp8_e4m3), "64x128x64/g8/s8/w8/wt64x128");
+  const auto pick_plain_tf32 = [&](int64_t m, int64_t n, int64_t k) {
+    GemmProblem p = problem(m, n, k, DType::tf32);
+    p.fast_accumulation = true;
+    return to_string(rules_config(configs, p, 132, true));
+  };
+  EXPECT_EQ(pick_plain_tf32(1024, 1024, 16384), "128x128x64/g8/s6/w12/wt64x128");
+  // The tf32 suites' other shapes keep the choice the count of rows made, which ran them at
+  // 1.02-1.06x cuBLAS.
+  for (const auto& [m, n, k] : {std::tuple{4096, 4096, 4096},
+                                {8192, 8192, 8192},
+                                {16384, 16384, 16384},
+                                {4096, 11008, 4096},
+                                {4096, 4096, 11008}}) {
+    EXPECT_EQ(pick_plain_tf32(m, n, k), pick(m, n, k, DType::tf32)) << m << "x" << n << "x" << k;
+  }
   // A bias: no split, and 128 whole tiles of 64x128 before 64 of 128x128.
   GemmProblem bias = problem(1024, 1024, 16384);
   bias.epilogue.bias = bias.a.data;
