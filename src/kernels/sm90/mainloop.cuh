@@ -318,7 +318,7 @@ struct Sm90Mainloop {
     constexpr int kMmaPerGroup = kSlabs * kMmaPerSlab / kGroups;
     using Fragments = uint32_t[kMmaPerGroup][kMmaM][4];
     // The thread's four values of each m64 x k8 fragment, as offsets in a slab of A: those of the
-    // slab's first wgmma; wgmma ks reads K values 8 * ks further, 1024 bytes on.
+    // slab's first wgmma; wgmma ks reads K values 8 * ks further, ks atoms on.
     const int thread = int(threadIdx.x % 128);
     uint32_t at[kMmaM][4];
 #pragma unroll
@@ -339,7 +339,7 @@ struct Sm90Mainloop {
       for (int s = 0; s < kMmaPerGroup; ++s) {
         const int step = h * kMmaPerGroup + s;
         const unsigned char* slab =
-            smem.a[ring.stage][step / kMmaPerSlab] + step % kMmaPerSlab * 1024;
+            smem.a[ring.stage][step / kMmaPerSlab] + step % kMmaPerSlab * kAtomBytes;
 #pragma unroll
         for (int i = 0; i < kMmaM; ++i)
 #pragma unroll

@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "common/host_device.hpp"
+#include "epilogue/sm90_store_chunk.hpp"
 #include "kernels/sm90/kernel_shape.hpp"
 
 namespace tilegemm::sm90 {
@@ -76,12 +77,12 @@ struct OperandTile {
                           uint32_t(ks) * (kMmaKBytes / element_bytes) * kRowBytes
                     : uint32_t(mn0) * kRowBytes + uint32_t(ks) * kMmaKBytes;
   }
-  // MN-major: the byte where TMA put element (mn, k) (128-byte swizzle: 16-byte chunk c of row k
-  // at c ^ (k % 8)). K values 8 apart lie 1024 bytes apart with the same swizzle.
+  // MN-major: the byte where TMA put element (mn, k): in its box, row k, with the 128-byte swizzle
+  // of the store chunks' rows (the same layout). K values 8 apart lie kAtomBytes apart with the
+  // same swizzle.
   TILEGEMM_HOST_DEVICE constexpr uint32_t value_offset(int mn, int k) const {
-    const int byte = mn % mn_block() * element_bytes;
     return uint32_t(mn / mn_block()) * box_bytes() +
-           uint32_t(k * kRowBytes + ((byte / 16) ^ (k % 8)) * 16 + byte % 16);
+           store_chunk_offset(k, mn % mn_block(), element_bytes);
   }
   // MN-major: one box apart. K-major with the swizzle: unused, 16 by rule.
   TILEGEMM_HOST_DEVICE constexpr uint32_t leading_bytes() const {

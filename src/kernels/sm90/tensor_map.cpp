@@ -38,16 +38,16 @@ OperandShape operand_b(const GemmArgs& args) {  // K x N
 }
 
 bool runs_transposed(const GemmArgs& args, bool promoted) {
-  const EpilogueParams& e = args.epilogue;
-  // D^T's route: a row-major D is D^T's column-major one, which only alpha * AB into a D that
-  // TMA describes takes through the store buffers (tma_transposed); else from registers, slower
-  // than B's transposed copy (8192 x 8192 x 1024: 240 against 351 TFLOP/s on the H200).
-  const bool d_row_major = e.d.stride.col == 1;
-  const bool d_fast = !d_row_major || (scales_only(e) && !is_fp8(e.d.dtype) &&
-                                       tma_check(output_d(args), "d").empty());
-  return args.a.dtype == DType::tf32 && !promoted && e.bias == nullptr &&
-         args.groups.form == GroupForm::none && operand_b(args).mn_major &&
-         !operand_a(args).mn_major && d_fast;
+  if (args.a.dtype != DType::tf32 || promoted || args.epilogue.bias != nullptr ||
+      args.groups.form != GroupForm::none || !operand_b(args).mn_major ||
+      operand_a(args).mn_major) {
+    return false;
+  }
+  // D^T through the store buffers: from registers it is slower than B's transposed copy (8192 x
+  // 8192 x 1024: 240 against 351 TFLOP/s on the H200). (An fp8 D, whose chunks' fit depends on
+  // block_n, never comes from tf32 inputs.)
+  const StoreRoute route = store_route(transposed_product(args, 64), 256);
+  return route != StoreRoute::general && route != StoreRoute::scaled;
 }
 
 GemmArgs transposed_product(const GemmArgs& args, int block_m) {
@@ -62,8 +62,8 @@ GemmArgs transposed_product(const GemmArgs& args, int block_m) {
   t.b = transposed(args.a);
   t.epilogue.c = transposed(args.epilogue.c);
   t.epilogue.d = transposed(args.epilogue.d);
-  const int64_t rows = (t.m + block_m - 1) / block_m;
-  t.group_size_m = int(std::max<int64_t>(1, std::min<int64_t>(rows, args.group_size_m)));
+  t.group_size_m =
+      int(std::max<int64_t>(1, std::min<int64_t>(cdiv(t.m, block_m), args.group_size_m)));
   return t;
 }
 
