@@ -71,62 +71,66 @@ std::vector<double> gemm(const GemmProblem& p, const std::vector<int64_t>& row_l
   const MatrixView a = view_of(p.a, p.m, p.k), b = view_of(p.b, p.k, p.n),
                    c = view_of(p.c, p.m, p.n);
   const double d_scale = p.d.scale != nullptr ? double(*p.d.scale) : 1.0;  // an fp8 D's
-  int threads =
+  const int threads =
       num_threads > 0 ? num_threads : int(std::max(1u, std::thread::hardware_concurrency()));
 
+  // Runs body(t) for t in [0, count) on up to `threads` threads, each taking every used-th t.
+  const auto parallel = [threads](int64_t count, const auto& body) {
+    const int used = int(std::min<int64_t>(threads, count));
+    const auto run = [&](int first) {
+      for (int64_t t = first; t < count; t += used) body(t);
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < used; ++t) pool.emplace_back(run, t);
+    run(0);
+    for (auto& t : pool) t.join();
+  };
+  // Work items are blocks of 8 rows x 512 columns, so the accumulators stay in cache while B
+  // streams past; items, not rows, are shared among the threads, so that a problem of few rows
+  // (decode) keeps every core busy too.
+  constexpr int64_t kRowBlock = 8, kColBlock = 512;
+  const int64_t row_blocks = (r + kRowBlock - 1) / kRowBlock;
+  const int64_t col_blocks = (n + kColBlock - 1) / kColBlock;
+  std::vector<double> b_rows(size_t(k * n));
   for (int64_t batch = 0; batch < p.batch_count; ++batch) {
     // B once as row-major doubles, so the inner loop streams contiguous memory.
-    std::vector<double> b_rows(size_t(k * n));
-    for (int64_t kk = 0; kk < k; ++kk)
+    parallel(k, [&](int64_t kk) {
       for (int64_t j = 0; j < n; ++j)
         b_rows[size_t(kk * n + j)] =
             double(load_as_float(b.data, b.dtype, b.offset(batch, kk, j))) * scale_b(p, kk, j);
-
+    });
     double* out_batch = out.data() + batch * r * n;
-    // Rows are split among threads; each thread works on blocks of 8 rows x 512 columns so the
-    // accumulators stay in cache while B streams past.
-    constexpr int64_t kRowBlock = 8, kColBlock = 512;
-    auto work = [&](int64_t first_block, int64_t block_step) {
-      std::vector<double> a_block(size_t(kRowBlock * k));
-      for (int64_t i0 = first_block * kRowBlock; i0 < r; i0 += block_step * kRowBlock) {
-        const int64_t ni = std::min(kRowBlock, r - i0);
-        for (int64_t i = 0; i < ni; ++i)
-          for (int64_t kk = 0; kk < k; ++kk)
-            a_block[size_t(i * k + kk)] =
-                double(load_as_float(a.data, a.dtype, a.offset(batch, rows[i0 + i], kk))) *
-                scale_a(p, rows[i0 + i], kk);
-        for (int64_t j0 = 0; j0 < n; j0 += kColBlock) {
-          const int64_t nj = std::min(kColBlock, n - j0);
-          for (int64_t kk = 0; kk < k; ++kk) {
-            const double* b_row = &b_rows[size_t(kk * n + j0)];
-            for (int64_t i = 0; i < ni; ++i) {
-              const double a_ik = a_block[size_t(i * k + kk)];
-              double* o = out_batch + (i0 + i) * n + j0;
-              for (int64_t j = 0; j < nj; ++j) o[j] += a_ik * b_row[j];
-            }
-          }
-        }
+    parallel(row_blocks * col_blocks, [&](int64_t item) {
+      const int64_t i0 = item / col_blocks * kRowBlock, j0 = item % col_blocks * kColBlock;
+      const int64_t ni = std::min(kRowBlock, r - i0), nj = std::min(kColBlock, n - j0);
+      std::vector<double> a_block(size_t(ni * k));
+      for (int64_t i = 0; i < ni; ++i)
+        for (int64_t kk = 0; kk < k; ++kk)
+          a_block[size_t(i * k + kk)] =
+              double(load_as_float(a.data, a.dtype, a.offset(batch, rows[i0 + i], kk))) *
+              scale_a(p, rows[i0 + i], kk);
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const double* b_row = &b_rows[size_t(kk * n + j0)];
         for (int64_t i = 0; i < ni; ++i) {
-          for (int64_t j = 0; j < n; ++j) {
-            double v = double(p.epilogue.alpha) * out_batch[(i0 + i) * n + j];
-            if (p.epilogue.beta != 0.0f)
-              v += double(p.epilogue.beta) *
-                   load_as_float(c.data, c.dtype, c.offset(batch, rows[i0 + i], j));
-            if (p.epilogue.bias) {
-              v += load_as_float(p.epilogue.bias, p.epilogue.bias_dtype,
-                                 batch * p.epilogue.bias_batch_stride + j);
-            }
-            out_batch[(i0 + i) * n + j] = activation(p.epilogue, v) * d_scale;
-          }
+          const double a_ik = a_block[size_t(i * k + kk)];
+          double* o = out_batch + (i0 + i) * n + j0;
+          for (int64_t j = 0; j < nj; ++j) o[j] += a_ik * b_row[j];
         }
       }
-    };
-    const int64_t blocks = (r + kRowBlock - 1) / kRowBlock;
-    const int used = int(std::min<int64_t>(threads, blocks));
-    std::vector<std::thread> pool;
-    for (int t = 1; t < used; ++t) pool.emplace_back(work, t, used);
-    work(0, used);
-    for (auto& t : pool) t.join();
+      for (int64_t i = 0; i < ni; ++i) {
+        for (int64_t j = j0; j < j0 + nj; ++j) {
+          double v = double(p.epilogue.alpha) * out_batch[(i0 + i) * n + j];
+          if (p.epilogue.beta != 0.0f)
+            v += double(p.epilogue.beta) *
+                 load_as_float(c.data, c.dtype, c.offset(batch, rows[i0 + i], j));
+          if (p.epilogue.bias) {
+            v += load_as_float(p.epilogue.bias, p.epilogue.bias_dtype,
+                               batch * p.epilogue.bias_batch_stride + j);
+          }
+          out_batch[(i0 + i) * n + j] = activation(p.epilogue, v) * d_scale;
+        }
+      }
+    });
   }
   return out;
 }
