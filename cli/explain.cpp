@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "problem/aligned_copies.hpp"
 #include "problem/scales.hpp"
 #include "schedule/grouped_tiles.hpp"
 #include "schedule/tail_split.hpp"
@@ -148,7 +149,9 @@ void print_rules(const ExplainOptions& o, DType dtype, int64_t sms) {
     std::printf("  none: this build has no sm90 kernel\n");
     return;
   }
-  const GemmProblem p = stand_in_problem(o, dtype);
+  // The kernels' view of it, as gemm() gives it to them (plain tf32 sums over all of K); the
+  // copies a call might make first are left out.
+  const GemmProblem p = with_aligned_copies(stand_in_problem(o, dtype), AlignedCopyPlan{}, nullptr);
   std::string why_not;
   for (const KernelConfig& c : kernel->info.configs) {
     why_not = kernel->can_implement_on_its_gpu(p, c);
