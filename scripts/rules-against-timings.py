@@ -30,7 +30,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "docs" / "history" / "results"
 DEFAULT_FILES = ["h200-rules-compute-bound-pairs.csv", "h200-rules-ftlk-configs.csv",
                  "h200-rules-changed-shapes.csv", "h200-split-k-configs.csv",
-                 "h200-tail-wait2-configs.csv", "h200-128x192-configs.csv"]
+                 "h200-tail-wait2-configs.csv", "h200-128x192-configs.csv",
+                 "h200-tf32-register-a-ftlk.csv"]
 
 
 def tile_config(config):

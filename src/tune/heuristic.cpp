@@ -68,16 +68,25 @@ int64_t waves(const KernelConfig& c, const GemmProblem& p, int sms) {
 // 128x256 whole at 768 x 4096 x 2048 and to 256x128 at 2048 x 1536 x 2048, where the count in
 // steps had it faster. Timed for single 16-bit products (no batch, no groups), and taken for
 // plain tf32 too, whose tensor cores run at half the rate on elements twice as large (the same
-// ridge): on the H200 1024 x 1024 x 16384 (row-major B) ran 300 TFLOP/s on 128x128 split, which
-// the count of work takes, against 273 on 64x128, which the count of rows loaded took.
+// ridge): on the H200 1024 x 1024 x 16384 (row-major B) ran 340 TFLOP/s on 128x256 split, which
+// the count of work takes (time_per_area), against 271 on 64x128, which the count of rows loaded
+// took.
 constexpr double kComputeBoundFlopsPerElement = 512.0;
 constexpr int64_t kComputeBoundMinK = 4096;
 
+// Plain tf32: with_aligned_copies sets its fast_accumulation (tf32x3's parts promote theirs).
+bool plain_tf32(const GemmProblem& p) { return p.a.dtype == DType::tf32 && p.fast_accumulation; }
+
+// Whether the sm90 kernel takes the tiles' A operand through registers: plain tf32 with a
+// column-major A, or with a row-major B, which it runs as the transposed product (an operand it
+// cannot read as it lies is copied K-major before the rules see the problem).
+bool a_from_registers(const GemmProblem& p) {
+  return plain_tf32(p) && (p.a.layout == Layout::col_major || p.b.layout == Layout::row_major);
+}
+
 bool compute_bound(const GemmProblem& p) {
   const bool single = p.batch_count == 1 && p.groups.form == GroupForm::none;
-  // Plain tf32: with_aligned_copies sets its fast_accumulation (tf32x3's parts promote theirs).
-  const bool plain_tf32 = p.a.dtype == DType::tf32 && p.fast_accumulation;
-  if (!single || !(is_16_bit(p.a.dtype) || plain_tf32) || p.k < kComputeBoundMinK) return false;
+  if (!single || !(is_16_bit(p.a.dtype) || plain_tf32(p)) || p.k < kComputeBoundMinK) return false;
   const double m = double(p.m), n = double(p.n), k = double(p.k);
   return 2.0 * m * n * k >= kComputeBoundFlopsPerElement * (m * k + k * n + m * n);
 }
@@ -92,11 +101,19 @@ bool compute_bound(const GemmProblem& p) {
 // Two of 64 x 192 count as two of 64 x 128: 128x192 ran 4096^3 and 8192^3 at 0.95x and 0.97x
 // 128x256's rate (0.86 and 0.84 per area); counted at 0.85 the rules took the fastest timed
 // config on two shapes fewer.
-double time_per_area(const KernelConfig& c, bool alone) {
+// A consumer that takes A through registers (a_from_registers: plain tf32) loads its fragments
+// beside the wgmma that reads them. Timed on the H200 (tf32 NN against NT, the same config, eight
+// shapes of 512-2048 x 512-2048 x 8192-32768): 64 x 256 warp tiles ran at the same rate, two
+// consumers of 64 x 128 at 0.81-0.91x (median 0.84: 1.19), one at 0.86-0.96x (median 0.88: 1.13).
+// 64 x 64 warp tiles were not timed so.
+double time_per_area(const KernelConfig& c, bool alone, bool a_in_registers) {
   const bool one_consumer = c.num_warps == 8;
   const int warp_tile = c.warp_m * c.warp_n;
   if (warp_tile >= 64 * 256) return 0.82;
-  if (warp_tile >= 64 * 128) return !one_consumer ? 0.84 : alone ? 1.0 : 1.25;
+  if (warp_tile >= 64 * 128) {
+    const double own = !one_consumer ? 0.84 : alone ? 1.0 : 1.25;
+    return a_in_registers ? own * (one_consumer ? 1.13 : 1.19) : own;
+  }
   return one_consumer ? 1.36 : 1.12;
 }
 
@@ -144,8 +161,9 @@ bool counts_work(const GemmProblem& p, bool tail_splits) { return tail_splits &&
 double busiest_sm_load(const KernelConfig& c, const GemmProblem& p, int sms, bool tail_splits,
                        TailSplit* counted = nullptr) {
   const bool tensor_bound = counts_work(p, tail_splits);
+  const bool registers_a = a_from_registers(p);
   const auto per_k = [&](bool alone) {
-    return tensor_bound ? double(c.block_m) * c.block_n * time_per_area(c, alone)
+    return tensor_bound ? double(c.block_m) * c.block_n * time_per_area(c, alone, registers_a)
                         : double(c.block_m + c.block_n);
   };
   if (splits_round(c, p, tail_splits) && c.block_k > 0) {

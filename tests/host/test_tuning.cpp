@@ -171,16 +171,31 @@ TEST(RulesConfig, WhereTheTensorCoresBoundAProblemTheSplitOfTwoConsumersCounts) 
   EXPECT_EQ(pick(768, 4096, 2048), "128x256x64/g8/s4/w12/wt64x256");
   // So does fp8, whose costs were not timed, and tf32x3 (tf32 whose sums promote). Plain tf32
   // (fast_accumulation, as with_aligned_copies leaves it), at half the rate on elements twice as
-  // large, counts the work too: 128x128 split ran 300 TFLOP/s against 64x128's 273 (H200, B
-  // row-major; 128x256 ran 341).
+  // large, counts the work too, with A's fragments through registers where B is row-major (the
+  // transposed product). H200, TFLOP/s: B row-major, 128x256 split 340, 128x128 split 298, 64x128
+  // 271; B column-major (A and B through descriptors) 340, 353, 306.
   EXPECT_EQ(pick(1024, 1024, 16384, DType::tf32), "64x128x64/g8/s8/w8/wt64x128");
   EXPECT_EQ(pick(1024, 1024, 16384, DType::fp8_e4m3), "64x128x64/g8/s8/w8/wt64x128");
-  const auto pick_plain_tf32 = [&](int64_t m, int64_t n, int64_t k) {
+  // The sm90 kernel's tf32 list (BLOCK_SIZE_K 32).
+  const std::vector<KernelConfig> tf32_configs =
+      parsed_configs({"128x256x32/g8/s4/w12/wt64x256", "256x128x32/g8/s4/w12/wt128x128",
+                      "128x128x32/g8/s6/w12/wt64x128", "128x64x32/g8/s8/w12/wt64x64",
+                      "64x128x32/g8/s8/w8/wt64x128", "64x64x64/g8/s6/w8/wt64x64"});
+  const auto pick_plain_tf32 = [&](int64_t m, int64_t n, int64_t k,
+                                   Layout b_layout = Layout::row_major) {
     GemmProblem p = problem(m, n, k, DType::tf32);
+    p.b.layout = b_layout;
     p.fast_accumulation = true;
-    return to_string(rules_config(configs, p, 132, true));
+    return to_string(rules_config(tf32_configs, p, 132, true));
   };
-  EXPECT_EQ(pick_plain_tf32(1024, 1024, 16384), "128x128x64/g8/s6/w12/wt64x128");
+  EXPECT_EQ(pick_plain_tf32(1024, 1024, 16384), "128x256x32/g8/s4/w12/wt64x256");
+  EXPECT_EQ(pick_plain_tf32(1024, 1024, 16384, Layout::col_major), "128x128x32/g8/s6/w12/wt64x128");
+  // The rest of those runs (B row-major; the choice, then the fastest of the three): 768^2 x 8192
+  // 128x128 (211 against 197 and 151), 512^2 x 32768 64x128 (230, as 128x128), 1024^2 x 4096
+  // 64x128 (236 against 232 and 215).
+  EXPECT_EQ(pick_plain_tf32(768, 768, 8192), "128x128x32/g8/s6/w12/wt64x128");
+  EXPECT_EQ(pick_plain_tf32(512, 512, 32768), "64x128x32/g8/s8/w8/wt64x128");
+  EXPECT_EQ(pick_plain_tf32(1024, 1024, 4096), "64x128x32/g8/s8/w8/wt64x128");
   // The tf32 suites' other shapes keep the choice the count of rows made, which ran them at
   // 1.02-1.06x cuBLAS.
   for (const auto& [m, n, k] : {std::tuple{4096, 4096, 4096},
@@ -188,7 +203,9 @@ TEST(RulesConfig, WhereTheTensorCoresBoundAProblemTheSplitOfTwoConsumersCounts) 
                                 {16384, 16384, 16384},
                                 {4096, 11008, 4096},
                                 {4096, 4096, 11008}}) {
-    EXPECT_EQ(pick_plain_tf32(m, n, k), pick(m, n, k, DType::tf32)) << m << "x" << n << "x" << k;
+    EXPECT_EQ(pick_plain_tf32(m, n, k),
+              to_string(rules_config(tf32_configs, problem(m, n, k, DType::tf32), 132, true)))
+        << m << "x" << n << "x" << k;
   }
   // A bias: no split, and 128 whole tiles of 64x128 before 64 of 128x128.
   GemmProblem bias = problem(1024, 1024, 16384);
