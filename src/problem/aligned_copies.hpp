@@ -32,8 +32,9 @@
 
 namespace tilegemm {
 
-// Problems below this many multiply-adds (M x N x K) keep the element-load path: for them the
-// copy's launch would cost about as much as it saves.
+// Problems below this many multiply-adds (M x N x K) keep the element-load path (sm80's): for them
+// the copy's launch would cost about as much as it saves. Not for the sm90 kernel
+// (CopyGoals::any_size), whose path on copies is the faster one at any size.
 inline constexpr int64_t kAlignedCopyMinWork = int64_t(1) << 26;
 
 // Where the workspace places each copy: offsets are multiples of this (and of 16).
@@ -123,6 +124,13 @@ struct CopyGoals {
   // The kernel runs only on aligned, K-major (where k_major) operands and no other kernel takes
   // the problem (fp8): those copies are made at any size, the flop thresholds aside.
   bool required = false;
+  // Operands that are not 16-byte aligned are copied at any size (kAlignedCopyMinWork aside), the
+  // flop thresholds kept. For the sm90 kernel: the element-load path it would leave them to
+  // (sm80, no split of K, a few programs where M or N is small) takes 1-3 us per K step of 32,
+  // so below the threshold it ran 0.05-0.5x cuBLAS on the H200 (2 x 335 x 13713: 457 us against
+  // 20), where one copy and the sm90 kernel take about two launches' time
+  // (docs/history/perf-notes.md, "Unaligned problems of any size").
+  bool any_size = false;
 };
 
 // Whether lines `ld` elements of `element_size` bytes apart start on L2 lines (128 bytes).
@@ -183,13 +191,15 @@ inline bool on_l2_lines(const MatrixInput& in, int64_t rows, int64_t cols, const
 }
 
 // What gemm() copies before running `p` on the GPU: nothing when `enabled` is false or the
-// problem is small or empty; else the operands that are not 16-byte aligned, and those that
-// `goals` ask for (K-major: row-major A, column-major B; lines on L2 lines) where worth it.
+// problem is empty, or small (unless `goals` say at any size); else the operands that are not
+// 16-byte aligned, and those that `goals` ask for (K-major: row-major A, column-major B; lines on
+// L2 lines) where worth it.
 inline AlignedCopyPlan plan_aligned_copies(const GemmProblem& p, bool enabled = true,
                                            CopyGoals goals = {}) {
   AlignedCopyPlan plan;
   if (!enabled || p.m == 0 || p.n == 0 || p.k == 0) return plan;
-  if (!goals.required && double(p.m) * double(p.n) * double(p.k) < double(kAlignedCopyMinWork)) {
+  if (!goals.required && !goals.any_size &&
+      double(p.m) * double(p.n) * double(p.k) < double(kAlignedCopyMinWork)) {
     return plan;
   }
   using Want = std::optional<Layout>;

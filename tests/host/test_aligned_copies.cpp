@@ -285,6 +285,16 @@ TEST(AlignedCopyPlan, SmallEmptyOrDisabledProblemsAreNotCopied) {
   EXPECT_FALSE(plan_aligned_copies(p).any());
   p = problem(300, 300, 301, DType::bf16);  // 27 M multiply-adds: element loads stay
   EXPECT_FALSE(plan_aligned_copies(p).any());
+  // but not for the sm90 kernel, whose goals copy at any size (A's 602-byte rows, B's 600), and
+  // leave aligned operands as they are (A's 608-byte rows of 304 values).
+  const CopyGoals any_size{.any_size = true};
+  EXPECT_TRUE(plan_aligned_copies(p, true, any_size).a.needed);
+  EXPECT_TRUE(plan_aligned_copies(p, true, any_size).b.needed);
+  p = problem(300, 304, 304, DType::bf16);
+  EXPECT_FALSE(plan_aligned_copies(p, true, any_size).any());
+  p = problem(2, 335, 13713, DType::bf16);  // 9 M multiply-adds over 429 K steps of 32
+  EXPECT_FALSE(plan_aligned_copies(p).any());
+  EXPECT_TRUE(plan_aligned_copies(p, true, any_size).b.needed);
   p = problem(520, 300, 451, DType::bf16);  // 70 M: copied
   EXPECT_TRUE(plan_aligned_copies(p).a.needed);
   // A product of extents past 2^63 neither overflows nor wraps below the threshold.
