@@ -713,27 +713,39 @@ TEST_F(GpuKernels, LargeTf32ProblemsWithABiasAndRowMajorBAreTransposedForSm90) {
   }
 }
 
+// Rows TMA cannot describe are copied onto aligned lines for sm90 at any size (CopyGoals::
+// any_size); with the copies switched off they go to sm80, and the report says why.
 TEST_F(GpuKernels, RowsTmaCannotDescribeGoToSm80AndTheReportSaysWhy) {
   if (!hopper()) GTEST_SKIP() << "sm90 runs only on compute capability 9.0";
   WorkloadSpec s = spec_of(96, 96, 96, DType::bf16);
   s.ldb = 97;  // 194-byte rows of B; A's are 192 bytes
-  std::unique_ptr<harness::Workload> w;
-  GemmReport report;
-  ASSERT_TRUE(run_on_gpu(s, &w, &report).ok());
-  EXPECT_EQ(report.kernel, "sm80");
-  EXPECT_TRUE(contains(report.kernel_note, "sm90 not used")) << report.kernel_note;
-  EXPECT_TRUE(contains(report.kernel_note, "operand b")) << report.kernel_note;
-  GemmOptions o;
-  o.backend = Backend::gpu;
-  o.kernel = "sm90";
-  EXPECT_TRUE(contains(gemm(w->problem(), o).message, "TMA needs a 16-byte aligned"));
+  for (bool copies : {true, false}) {
+    std::unique_ptr<harness::Workload> w;
+    GemmReport report;
+    GemmOptions o;
+    o.aligned_copies = copies;
+    ASSERT_TRUE(run_on_gpu(s, &w, &report, o).ok());
+    ASSERT_TRUE(w->fetch_output().ok());
+    EXPECT_LE(w->check(1e12), harness::tolerance_for(s.input_dtype, s.output_dtype));
+    if (copies) {
+      EXPECT_EQ(report.kernel, "sm90");
+      EXPECT_TRUE(contains(report.aligned_copies, "b ld 97 -> ")) << report.aligned_copies;
+      continue;
+    }
+    EXPECT_EQ(report.kernel, "sm80");
+    EXPECT_TRUE(contains(report.kernel_note, "sm90 not used")) << report.kernel_note;
+    EXPECT_TRUE(contains(report.kernel_note, "operand b")) << report.kernel_note;
+    o.backend = Backend::gpu;
+    o.kernel = "sm90";
+    EXPECT_TRUE(contains(gemm(w->problem(), o).message, "TMA needs a 16-byte aligned"));
+  }
 }
 
 // gemm() remembers the choice of a call for the calls of the same signature (sizes, types,
 // strides, each address modulo 256: dispatch/call_signature.hpp), and skips the kernel's checks
 // for them. A call whose A lies 2 bytes off a 16-byte boundary has another signature: TMA cannot
-// read it, so it runs on another kernel however often the aligned call ran before, and the other
-// way round.
+// read it, so however often the aligned call ran before, it runs sm90 on a copy of A or, with the
+// copies switched off, another kernel, and the other way round.
 TEST_F(GpuKernels, ARememberedChoiceIsOnlyForCallsOfItsOwnAlignment) {
   if (!hopper()) GTEST_SKIP() << "sm90 runs only on compute capability 9.0";
   WorkloadSpec s = spec_of(96, 96, 96, DType::bf16);
@@ -749,24 +761,31 @@ TEST_F(GpuKernels, ARememberedChoiceIsOnlyForCallsOfItsOwnAlignment) {
             cudaSuccess);
   GemmProblem unaligned = aligned;
   unaligned.a.data = shifted_a + 2;
-  GemmOptions o;
-  o.backend = Backend::gpu;
   const std::initializer_list<const GemmProblem*> calls = {&aligned,   &unaligned, &aligned,
                                                            &unaligned, &unaligned, &aligned};
-  for (const GemmProblem* problem : calls) {
-    ASSERT_TRUE(w->poison_output().ok());
-    GemmReport report;
-    const Status status = gemm(*problem, o, &report);
-    ASSERT_TRUE(status.ok()) << status.message;
-    if (problem == &aligned) {
-      EXPECT_EQ(report.kernel, "sm90");
-    } else {
-      EXPECT_NE(report.kernel, "sm90");
-      EXPECT_TRUE(contains(report.kernel_note, "operand a")) << report.kernel_note;
+  for (bool copies : {true, false}) {
+    GemmOptions o;
+    o.backend = Backend::gpu;
+    o.aligned_copies = copies;
+    for (const GemmProblem* problem : calls) {
+      ASSERT_TRUE(w->poison_output().ok());
+      GemmReport report;
+      const Status status = gemm(*problem, o, &report);
+      ASSERT_TRUE(status.ok()) << status.message;
+      if (problem == &aligned) {
+        EXPECT_EQ(report.kernel, "sm90");
+        EXPECT_TRUE(report.aligned_copies.empty()) << report.aligned_copies;
+      } else if (copies) {
+        EXPECT_EQ(report.kernel, "sm90");
+        EXPECT_TRUE(contains(report.aligned_copies, "a ld 96 -> ")) << report.aligned_copies;
+      } else {
+        EXPECT_NE(report.kernel, "sm90");
+        EXPECT_TRUE(contains(report.kernel_note, "operand a")) << report.kernel_note;
+      }
+      ASSERT_TRUE(w->fetch_output().ok());
+      EXPECT_LE(w->check(1e12), harness::tolerance_for(s.input_dtype, s.output_dtype))
+          << report.kernel << " copies=" << copies;
     }
-    ASSERT_TRUE(w->fetch_output().ok());
-    EXPECT_LE(w->check(1e12), harness::tolerance_for(s.input_dtype, s.output_dtype))
-        << report.kernel;
   }
   cudaFree(shifted_a);
 }
