@@ -219,9 +219,9 @@ Status launch_line_copies(const LineCopies& copies, cudaStream_t stream) {
 
 // The copies of `plan` that `operands` (A's, B's) get, made in `workspace`: transposed ones each
 // by its own launch, the others in one launch of copy_lines where their lines take as many
-// blocks, else one each. (On the H200, one launch for both took 1 x 229 x 171 from 12.3 to 9.1
+// blocks, else one each. (On the H200, one launch for both took 1 x 229 x 171 from 12.5 to 9.3
 // us; for 2 x 335 x 13713, where A's lines take 14 blocks and B's one, B's 13713 lines each left
-// 13 of them idle: 135 us against 30.7 in two launches.)
+// 13 of them idle: 136 us against 31.8 in two launches.)
 template <typename T>
 Status launch_copies(const MatrixInput* const (&operands)[2], const AlignedCopyPlan& plan,
                      void* workspace, cudaStream_t stream) {

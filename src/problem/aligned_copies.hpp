@@ -126,9 +126,9 @@ struct CopyGoals {
   bool required = false;
   // Operands that are not 16-byte aligned are copied at any size (kAlignedCopyMinWork aside), the
   // flop thresholds kept. For the sm90 kernel: the element-load path it would leave them to
-  // (sm80, no split of K, a few programs where M or N is small) takes 1-3 us per K step of 32,
-  // so below the threshold it ran 0.05-0.5x cuBLAS on the H200 (2 x 335 x 13713: 457 us against
-  // 20), where one copy and the sm90 kernel take about two launches' time
+  // (sm80, no split of K, a few programs where M or N is small) takes 1-2 us per K step of 32,
+  // so below the threshold it ran 0.05-0.5x cuBLAS on the H200 (2 x 335 x 13713: 459 us against
+  // 21), where one copy and the sm90 kernel take about two launches' time
   // (docs/history/perf-notes.md, "Unaligned problems of any size").
   bool any_size = false;
 };
