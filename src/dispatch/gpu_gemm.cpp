@@ -33,13 +33,9 @@ void fill_report(const GemmProblem& p, const GemmOptions& options, const Choice&
   }
 }
 
-// The kernel's arguments for `p` under `config`. GROUP_SIZE_M past the grid's rows orders the
-// tiles as the grid's rows do; capped there, the kernels' 32-bit products of it (GROUP_SIZE_M x
-// programs along N) stay inside the grid's count.
+// The kernel's arguments for `p` under `config` (GROUP_SIZE_M capped at the grid's rows).
 GemmArgs launch_args(const GemmProblem& p, const KernelConfig& config) {
-  const int64_t group_size_m =
-      std::max<int64_t>(1, std::min<int64_t>(cdiv(p.m, config.block_m), config.group_size_m));
-  return make_gemm_args(p, group_size_m);
+  return make_gemm_args(p, capped_group_size_m(p.m, config.block_m, config.group_size_m));
 }
 
 // What a call would run for `p`, without running or tuning: the copies' plan, the problem the
@@ -176,11 +172,10 @@ Status run_problems_on_gpu(std::span<const GemmProblem> problems, const GemmOpti
   if (c.one_by_one.empty()) {
     gpu::Workspace workspace(whole.stream, options.workspace, options.workspace_bytes);
     // GROUP_SIZE_M as the config says, capped at the most tile rows a problem has.
-    int64_t tile_rows = 1;
-    for (const GemmProblem& p : problems) {
-      tile_rows = std::max(tile_rows, cdiv(p.m, c.choice.config.block_m));
-    }
-    const int group_size_m = int(std::min<int64_t>(tile_rows, c.choice.config.group_size_m));
+    int64_t rows = 1;
+    for (const GemmProblem& p : problems) rows = std::max(rows, p.m);
+    const int group_size_m =
+        capped_group_size_m(rows, c.choice.config.block_m, c.choice.config.group_size_m);
     std::vector<GemmArgs> args;
     args.reserve(problems.size());
     for (const GemmProblem& p : problems) args.push_back(make_gemm_args(p, group_size_m));

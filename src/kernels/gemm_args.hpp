@@ -2,8 +2,10 @@
 // Built once on the host (make_gemm_args) and passed to the kernel by value.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
+#include "common/host_device.hpp"
 #include "epilogue/epilogue.hpp"
 #include "problem/matrix_view.hpp"
 #include "problem/scales.hpp"
@@ -21,6 +23,13 @@ struct GemmArgs {
   bool fast_accumulation = false;
   int group_size_m = 8;
 };
+
+// GROUP_SIZE_M for a grid of `m` rows in tiles of `block_m`: past the grid's rows it orders the
+// tiles as the grid's rows do; capped there, the kernels' 32-bit products of it (GROUP_SIZE_M x
+// programs along N) stay inside the grid's count.
+inline int capped_group_size_m(int64_t m, int block_m, int group_size_m) {
+  return int(std::max<int64_t>(1, std::min<int64_t>(cdiv(m, int64_t(block_m)), group_size_m)));
+}
 
 inline GemmArgs make_gemm_args(const GemmProblem& p, int group_size_m) {
   GemmArgs args;

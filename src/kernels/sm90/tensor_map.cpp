@@ -62,8 +62,7 @@ GemmArgs transposed_product(const GemmArgs& args, int block_m) {
   t.b = transposed(args.a);
   t.epilogue.c = transposed(args.epilogue.c);
   t.epilogue.d = transposed(args.epilogue.d);
-  t.group_size_m =
-      int(std::max<int64_t>(1, std::min<int64_t>(cdiv(t.m, block_m), args.group_size_m)));
+  t.group_size_m = capped_group_size_m(t.m, block_m, args.group_size_m);
   return t;
 }
 
