@@ -2,11 +2,13 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
 
 #include "kernels/cuda_check.hpp"
+#include "kernels/tail_split_work.hpp"
 #include "problem/aligned_copies.hpp"
 
 namespace tilegemm::gpu {
@@ -126,6 +128,39 @@ bool stream_is_capturing(void* stream) {
 Status zero_on_stream(void* data, size_t bytes, void* stream) {
   return cuda_status(cudaMemsetAsync(data, 0, bytes, static_cast<cudaStream_t>(stream)),
                      "zero_on_stream: cudaMemsetAsync");
+}
+
+namespace {
+
+// A flag value for one launch's split (TailSplitWork): splitmix64 of a count of launches, so
+// distinct for every launch of the process (splitmix64 is a bijection), and as unlike any other
+// word left in the pool's memory (operand copies) as a random 64-bit value.
+unsigned long long next_flag_key() {
+  static std::atomic<uint64_t> launches{0};
+  for (;;) {
+    uint64_t z = launches.fetch_add(1) + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    if (z != 0) return z;  // fresh memory holds zeros
+  }
+}
+
+}  // namespace
+
+Status take_tail_split_memory(Workspace& workspace, size_t bytes, int tile_values,
+                              TailSplitWork* work) {
+  void* memory = nullptr;
+  if (Status s = workspace.take(bytes, "the tail split", &memory); !s.ok() || memory == nullptr) {
+    work->plan = no_tail_split(int64_t(work->plan.whole_items) + work->plan.tail_items);
+    return s;
+  }
+  work->partials = static_cast<float4*>(memory);
+  work->flags = reinterpret_cast<unsigned long long*>(static_cast<char*>(memory) +
+                                                      size_t(work->plan.tails()) *
+                                                          size_t(tile_values) * sizeof(float));
+  work->key = next_flag_key();
+  return Status::success();
 }
 
 }  // namespace tilegemm::gpu

@@ -1,5 +1,6 @@
 // The device memory one gemm() call works in: the aligned copies of A and B
-// (aligned_copies.hpp) and the sm90 kernel's tail-split sums (sm90/launch.cuh).
+// (aligned_copies.hpp) and the partial sums of a split of K (tail_split_work.hpp: the sm90
+// kernel's tail split, the decode kernel's split-K).
 //
 // It comes from the caller when GemmOptions::workspace is given -- taken from its start in order,
 // never past workspace_bytes, never anything else -- and otherwise from the library's memory pool

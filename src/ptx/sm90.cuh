@@ -1,7 +1,7 @@
 // The Hopper instructions of the sm90 kernel and its epilogue that CCCL's cuda::ptx does not
 // wrap the way they need, one small function each: mbarrier waits, wgmma's ordering, setmaxnreg,
-// named barriers, cluster barriers and remote arrives, tensor-map prefetch and acquire, and the
-// release/acquire flags of the tail split. TMA copies themselves go through
+// named barriers, cluster barriers and remote arrives, tensor-map prefetch and acquire (the tail
+// split's flags are in ptx/flags.cuh). TMA copies themselves go through
 // cuda::ptx::cp_async_bulk_tensor. Everything here exists only in sm_90a machine code
 // (TILEGEMM_SM90A_DEVICE_CODE); the host pass and other architectures see none of it.
 #pragma once
@@ -120,22 +120,6 @@ __device__ __forceinline__ void prefetch_tensormap(const CUtensorMap& map) {
 __device__ __forceinline__ void acquire_tensormap(const CUtensorMap& map) {
   cuda::ptx::fence_proxy_tensormap_generic(cuda::ptx::sem_acquire, cuda::ptx::scope_gpu, &map,
                                            cuda::ptx::n32_t<128>{});
-}
-
-// A flag in global memory that one program raises and another takes, within one launch. The
-// raising thread's release at GPU scope orders the stores its warpgroup made before (after a
-// barrier of the warpgroup) ahead of the flag; the taking thread's acquire orders its
-// warpgroup's loads after it (again after a barrier), and it clears the flag, so that a launch
-// replayed with the same key (captured in a CUDA graph) finds it clear.
-__device__ __forceinline__ void raise_flag(unsigned long long* flag, unsigned long long key) {
-  asm volatile("st.release.gpu.global.u64 [%0], %1;\n" ::"l"(flag), "l"(key) : "memory");
-}
-__device__ __forceinline__ void take_flag(unsigned long long* flag, unsigned long long key) {
-  unsigned long long seen = 0;
-  do {
-    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(seen) : "l"(flag) : "memory");
-  } while (seen != key);
-  asm volatile("st.relaxed.gpu.global.u64 [%0], 0;\n" ::"l"(flag) : "memory");
 }
 
 #endif  // TILEGEMM_SM90A_DEVICE_CODE

@@ -8,24 +8,9 @@
 
 #include "epilogue/sm90_store_route.hpp"
 #include "kernels/gemm_args.hpp"
-#include "schedule/tail_split.hpp"
+#include "kernels/tail_split_work.hpp"
 
 namespace tilegemm::sm90 {
-
-// The tail split as a launch gets it (schedule/tail_split.hpp): the plan, and the workspace of its
-// tails' slots. Slot u holds tail u's fp32 partial sums (tail r of the last round's item j is u =
-// j * tails_per_item + r), BM x BN of them in the order the consumers' threads hold them (float4 v
-// of wgmma tile i of thread t of consumer c at (i * BN / 8 + v) * consumers * 128 + 128c + t, so
-// that each warp's accesses are 512 contiguous bytes), and a flag per consumer, flags[u *
-// consumers + c], that the tail sets to `key` once its sums are there and the head clears once it
-// has seen it. `key` is new for each launch, so a flag left in the workspace by an earlier launch,
-// or any other word there, does not match it, and the workspace needs no clearing before a launch.
-struct TailSplitWork {
-  TailSplit plan;
-  float4* partials = nullptr;
-  unsigned long long* flags = nullptr;
-  unsigned long long key = 0;
-};
 
 // The operands' tensor maps, passed as a __grid_constant__ parameter: TMA reads each by its
 // parameter address.

@@ -120,21 +120,6 @@ TailSplit tail_split_of(const GemmArgs& args, int64_t items, int64_t programs) {
              : no_tail_split(items);
 }
 
-// The workspace of a tail split (TailSplitWork): a slot of the tile's fp32 sums per tail, and a
-// flag per consumer each.
-template <Sm90Shape kShape>
-size_t tail_split_bytes(const TailSplit& plan) {
-  if (!plan.on()) return 0;
-  const auto slots = size_t(plan.tails());
-  return slots * size_t(kShape.block_m * kShape.block_n) * sizeof(float) +
-         slots * size_t(kShape.consumers()) * sizeof(unsigned long long);
-}
-
-// Takes the tail split's memory from the call's workspace; without it the launch goes without the
-// split (work->plan becomes no_tail_split). Defined in sm90.cu.
-Status take_tail_split_memory(gpu::Workspace& workspace, size_t bytes, int tile_values,
-                              TailSplitWork* work);
-
 // The most memory a launch of kShape for E takes from its workspace: the tail split's, on a grid
 // of one program per SM (a shape that splits has no clusters).
 template <class E, Sm90Shape kShape>
@@ -142,7 +127,8 @@ size_t launch_workspace_bytes(const GemmArgs& given, int sms) {
   const GemmArgs args = as_launched<E, kShape>(given);
   const int64_t items = cluster_items(args.m, args.n, kShape.block_m, kShape.block_n,
                                       args.batch_count, kShape.cluster_m, kShape.cluster_n);
-  return tail_split_bytes<kShape>(tail_split_of<E, kShape>(args, items, sms));
+  return gpu::tail_split_bytes(tail_split_of<E, kShape>(args, items, sms),
+                               kShape.block_m * kShape.block_n, kShape.consumers());
 }
 
 // Launches shape kShape for element kind E; the caller matched the config and checked the
@@ -200,8 +186,10 @@ Status launch_shape(const GemmArgs& given, gpu::Workspace& workspace) {
     }
     launch.split.plan = tail_split_of<E, kShape>(args, items, slots);
     if (launch.split.plan.on()) {
-      status = take_tail_split_memory(workspace, tail_split_bytes<kShape>(launch.split.plan),
-                                      kShape.block_m * kShape.block_n, &launch.split);
+      constexpr int kTileValues = kShape.block_m * kShape.block_n;
+      status = gpu::take_tail_split_memory(
+          workspace, gpu::tail_split_bytes(launch.split.plan, kTileValues, kShape.consumers()),
+          kTileValues, &launch.split);
       if (!status.ok()) return;
     }
     const int64_t clusters = split_programs(launch.split.plan, items, slots);

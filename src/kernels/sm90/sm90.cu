@@ -2,7 +2,6 @@
 // take a problem, and the tail split's memory. The kernel is in sm90_kernel.cuh, its launcher
 // in launch.cuh, its instantiations in sm90_<fp16|bf16|tf32>.cu and sm90_fp8_*.cu.
 #include <algorithm>
-#include <atomic>
 #include <climits>
 #include <optional>
 
@@ -235,37 +234,7 @@ std::string compiled_check(const GemmProblem& p, const KernelConfig& c) {
          ")";
 }
 
-// A flag value for one launch's tail split (TailSplitWork): splitmix64 of a count of launches,
-// so distinct for every launch of the process (splitmix64 is a bijection), and as unlike any
-// other word left in the pool's memory (operand copies) as a random 64-bit value.
-unsigned long long next_flag_key() {
-  static std::atomic<uint64_t> launches{0};
-  for (;;) {
-    uint64_t z = launches.fetch_add(1) + 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    if (z != 0) return z;  // fresh memory holds zeros
-  }
-}
-
 }  // namespace
-
-Status take_tail_split_memory(gpu::Workspace& workspace, size_t bytes, int tile_values,
-                              TailSplitWork* work) {
-  void* memory = nullptr;
-  if (Status s = workspace.take(bytes, "the tail split", &memory); !s.ok() || memory == nullptr) {
-    work->plan = no_tail_split(int64_t(work->plan.whole_items) + work->plan.tail_items);
-    return s;
-  }
-  work->partials = static_cast<float4*>(memory);
-  work->flags = reinterpret_cast<unsigned long long*>(static_cast<char*>(memory) +
-                                                      size_t(work->plan.tails()) *
-                                                          size_t(tile_values) * sizeof(float));
-  work->key = next_flag_key();
-  return Status::success();
-}
-
 }  // namespace tilegemm::sm90
 
 namespace tilegemm::gpu {

@@ -4,12 +4,13 @@
 // tails' K steps, before the epilogue.
 // Through L2 (.cg): the sums were written during this launch. The order is the flag's: the tail's
 // warpgroup meets at its barrier before one thread raises the flag with a release; the head's
-// thread takes it with an acquire before its warpgroup's barrier (ptx/sm90.cuh: raise_flag).
+// thread takes it with an acquire before its warpgroup's barrier (ptx/flags.cuh: raise_flag).
 #pragma once
 
 #include "kernels/sm90/kernel_params.hpp"
 #include "kernels/sm90/kernel_shape.hpp"
 #include "kernels/sm90/named_barriers.cuh"
+#include "ptx/flags.cuh"
 #include "ptx/sm90.cuh"
 #include "schedule/persistent_scheduler.hpp"
 
