@@ -31,18 +31,28 @@ struct Sm80Mainloop {
 
   const GemmArgs& args;
   uint32_t smem_base;
+  // The K range the loop covers: values k_first .. k_first + k_extent - 1 (all of K, or one
+  // part of a split of K), in num_k_tiles slices.
+  int64_t k_first, k_extent;
   int64_t num_k_tiles;
-  // Values of K in slice kt: BK for every slice wholly inside K, after one comparison in the K
-  // loop instead of the extent's chain of 64-bit arithmetic.
+  // Values of K in slice kt: BK for every slice wholly inside the range, after one comparison in
+  // the K loop instead of the extent's chain of 64-bit arithmetic.
   int64_t whole_k_tiles;
   LoaderA loader_a;
   LoaderB loader_b;
 
+  // The whole of K.
   __device__ __forceinline__ Sm80Mainloop(const GemmArgs& args_, uint32_t smem_base_)
+      : Sm80Mainloop(args_, smem_base_, 0, cdiv(args_.k, int64_t(S::BK))) {}
+  // Slices first_slice .. first_slice + slices - 1 of K (the last may be partial).
+  __device__ __forceinline__ Sm80Mainloop(const GemmArgs& args_, uint32_t smem_base_,
+                                          int64_t first_slice, int64_t slices)
       : args(args_),
         smem_base(smem_base_),
-        num_k_tiles(cdiv(args_.k, S::BK)),
-        whole_k_tiles(args_.k / S::BK) {}
+        k_first(first_slice * S::BK),
+        k_extent(slices * S::BK < args_.k - k_first ? slices * S::BK : args_.k - k_first),
+        num_k_tiles(slices),
+        whole_k_tiles(k_extent / S::BK) {}
 
   __device__ __forceinline__ uint32_t stage_a(int s) const {
     return smem_base + s * LoaderA::Tile::kBytes;
@@ -51,7 +61,7 @@ struct Sm80Mainloop {
     return smem_base + S::kStages * LoaderA::Tile::kBytes + s * LoaderB::Tile::kBytes;
   }
   __device__ __forceinline__ int k_valid(int64_t kt) const {
-    return kt < whole_k_tiles ? S::BK : valid_extent(args.k, kt * S::BK, S::BK);
+    return kt < whole_k_tiles ? S::BK : valid_extent(k_extent, kt * S::BK, S::BK);
   }
   // Slice kt: issued (async) or loaded into registers (staged).
   __device__ __forceinline__ void fetch(int64_t kt, int stage) {
@@ -74,10 +84,10 @@ struct Sm80Mainloop {
     if (num_k_tiles > 0) {  // with K = 0, A and B may be null: not even addresses are formed
       const T* a = static_cast<const T*>(args.a.data);
       const T* b = static_cast<const T*>(args.b.data);
-      loader_a.start(a + args.a.offset(w.batch, w.row0, 0), args.a.stride.row, args.a.stride.col,
-                     w.rows_valid);
-      loader_b.start(b + args.b.offset(w.batch, 0, w.col0), args.b.stride.col, args.b.stride.row,
-                     w.cols_valid);
+      loader_a.start(a + args.a.offset(w.batch, w.row0, k_first), args.a.stride.row,
+                     args.a.stride.col, w.rows_valid);
+      loader_b.start(b + args.b.offset(w.batch, k_first, w.col0), args.b.stride.col,
+                     args.b.stride.row, w.cols_valid);
     }
 #pragma unroll
     for (int s = 0; s < S::kStages - 1; ++s) {
