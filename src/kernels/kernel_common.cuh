@@ -102,4 +102,19 @@ inline bool current_compute_capability(int* major, int* minor) {
   return true;
 }
 
+// Empty when the current device has compute capability `major`.0 or newer; else why `kernel`
+// cannot run on it, with `otherwise` (e.g. "; use --kernel warptile") after.
+inline std::string compute_capability_check(const char* kernel, int major_needed,
+                                            const char* otherwise = "") {
+  int major = 0, minor = 0;
+  if (!current_compute_capability(&major, &minor)) {
+    return std::string("kernel ") + kernel + ": cannot read the device's compute capability";
+  }
+  if (major >= major_needed) return {};
+  std::string why = std::string("kernel ") + kernel + " needs compute capability ";
+  why.append(std::to_string(major_needed)).append(".0 or newer (this device is ");
+  why.append(std::to_string(major)).append(".").append(std::to_string(minor)).append(")");
+  return why.append(otherwise);
+}
+
 }  // namespace tilegemm

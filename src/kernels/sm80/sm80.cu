@@ -28,15 +28,7 @@ Status launch(const GemmArgs& args, const KernelConfig& config, gpu::Workspace& 
 
 // mma.sync with these shapes, cp.async and ldmatrix need compute capability 8.0.
 std::string device_check() {
-  int major = 0, minor = 0;
-  if (!current_compute_capability(&major, &minor)) {
-    return "kernel sm80: cannot read the device's compute capability";
-  }
-  if (major < 8) {
-    return "kernel sm80 needs compute capability 8.0 or newer (this device is " +
-           std::to_string(major) + "." + std::to_string(minor) + "); use --kernel warptile";
-  }
-  return {};
+  return compute_capability_check("sm80", 8, "; use --kernel warptile");
 }
 
 // The 3-stage shapes are compiled for one input type each, on the cp.async path; the tiles larger
