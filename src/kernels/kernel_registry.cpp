@@ -7,7 +7,8 @@ namespace tilegemm::gpu {
 
 const std::vector<Kernel>& kernels() {
   static const std::vector<Kernel> table = {naive_kernel(),    smem_kernel(), tile2d_kernel(),
-                                            warptile_kernel(), sm80_kernel(), sm90_kernel()};
+                                            warptile_kernel(), sm80_kernel(), sm90_kernel(),
+                                            decode_kernel()};
   return table;
 }
 

@@ -73,6 +73,7 @@ Kernel tile2d_kernel();
 Kernel warptile_kernel();
 Kernel sm80_kernel();
 Kernel sm90_kernel();
+Kernel decode_kernel();
 
 // Every kernel of this build, fastest last (the order `info` lists them in).
 const std::vector<Kernel>& kernels();
