@@ -17,7 +17,17 @@ bool takes_dtype(const gpu::Kernel& k, DType d) {
 
 }  // namespace
 
+bool suits_decode(const GemmProblem& p) {
+  const bool sixteen_bit = p.a.dtype == DType::fp16 || p.a.dtype == DType::bf16;
+  return sixteen_bit && p.groups.form == GroupForm::none && p.m <= kDecodeRows &&
+         p.n * p.k >= kDecodeMinValues;
+}
+
 const gpu::Kernel* auto_kernel(const GemmProblem& p) {
+  if (suits_decode(p)) {
+    const gpu::Kernel* decode = gpu::find_kernel("decode");
+    if (decode && decode->can_implement(p, decode->default_for(p.a.dtype)).empty()) return decode;
+  }
   for (const char* name : kAutoPreference) {
     const gpu::Kernel* k = gpu::find_kernel(name);
     if (k && k->can_implement(p, k->default_for(p.a.dtype)).empty()) return k;
@@ -31,6 +41,7 @@ const gpu::Kernel* requested_kernel(const GemmProblem& p, const std::string& ker
 
 std::string auto_kernel_note(const GemmProblem& p, const gpu::Kernel& chosen) {
   std::string note;
+  if (chosen.info.name == "decode") return note;  // chosen first, by suits_decode
   for (const char* name : kAutoPreference) {
     const gpu::Kernel* k = gpu::find_kernel(name);
     if (k == &chosen) break;
