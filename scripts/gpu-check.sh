@@ -190,6 +190,15 @@ for timing in $BENCH_TIMINGS; do
   done
 done
 merge_csvs "$OUT"/part- "$OUT/bench.csv"
+# The decode grid (bf16; M <= 16 runs the decode kernel), cold and warm.
+if [ -n "$BENCH_SUITES" ]; then
+  for timing in $BENCH_TIMINGS; do
+    warm=""; [ "$timing" = warm ] && warm="--warm"
+    # shellcheck disable=SC2086
+    timeout 300 "$BUILD/tilegemm" bench --shapes bench/decode-grid.txt --dtype bf16 \
+      --reps "$BENCH_REPS" $warm --csv "$OUT/decode-grid-$timing.csv" 2>&1 | tee -a "$OUT/bench.log"
+  done
+fi
 # fp8 against cuBLASLt: the fp8 suite in each scale mode ("tensor/fast": fast accumulation,
 # "tensor/fp8out": an fp8 D with its scale and amax), and the unaligned shapes (which cuBLASLt
 # refuses) with per-tensor scales.
@@ -213,7 +222,7 @@ for layouts in $MOE_BENCH; do
   timeout 300 python3 bench/moe_torch.py "$OUT/moe-$layouts.json" 2>&1 | tee -a "$OUT/moe.log"
   rm -f "$OUT/moe-$layouts.json"
 done
-grep -E "^(square|unaligned|skinny|llm|longk|fp8|moe) |geometric|^  [a-z0-9]+ |note: cuBLASLt" "$OUT/bench.log" >> "$summary"
+grep -E "^(square|unaligned|skinny|llm|longk|fp8|moe|file) |geometric|^  [a-z0-9]+ |note: cuBLASLt" "$OUT/bench.log" >> "$summary"
 [ -f "$OUT/moe.log" ] && cat "$OUT/moe.log" >> "$summary"
 
 # The Python layer's cost (scripts/python-bench.py): per call against torch.matmul, and the large
