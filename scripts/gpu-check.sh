@@ -74,7 +74,7 @@ if ! cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARC
 fi
 say "build: $(( $(date +%s) - t0 )) s"
 # Resource usage of the production kernels: registers, spills, stack.
-for kernel in warptile_gemm sm80_gemm sm90_gemm sm90_grouped_gemm; do
+for kernel in warptile_gemm sm80_gemm sm90_gemm sm90_grouped_gemm decode_gemm; do
   echo "$kernel:" >> "$summary"
   grep -A2 "Function properties for .*$kernel" "$OUT/build.log" | grep -E "registers|spill" |
     sed -E 's/, [0-9]+ bytes cmem.*//' | sort | uniq -c | head -12 >> "$summary"
@@ -99,6 +99,7 @@ fi
   tg run 4096 4096 4096 --dtype fp32 --check
   tg run 4096 4096 4096 --dtype bf16 --check
   tg run 4096 4096 4096 --dtype bf16 --beta 1 --bias --activation gelu --check  # full epilogue
+  tg run 16 4096 4096 --dtype bf16 --check                   # few rows: the decode kernel
   tg run 4096 4096 4096 --dtype tf32 --check
   tg run 4096 4096 4096 --dtype tf32x3 --check               # promoted sums: fp32's accuracy
   tg run 4096 4096 4096 --dtype tf32x3 --fast-accum --check
