@@ -4,20 +4,14 @@
 #include <climits>
 
 #include "kernels/decode/launch.cuh"
-#include "problem/alignment.hpp"
 
 namespace tilegemm::decode {
 namespace {
 
-// D's runs of 8 may be written with 16-byte stores.
-bool d_aligned(const GemmArgs& args) {
-  return vector_aligned(args.epilogue.d, dtype_size(args.epilogue.d.dtype));
-}
-
 // The 16-bit input types' launcher (can_implement refuses the rest).
 Status launch_or_count(const GemmArgs& args, const KernelConfig& config, gpu::Workspace* workspace,
                        size_t* bytes) {
-  const bool aligned = d_aligned(args);
+  const bool aligned = sm80::d_takes_vector_stores(args);
   return args.a.dtype == DType::fp16
              ? launch_for_element<Fp16>(args, config, aligned, workspace, bytes)
              : launch_for_element<Bf16>(args, config, aligned, workspace, bytes);
@@ -35,9 +29,7 @@ size_t workspace_bytes(const GemmArgs& args, const KernelConfig& config) {
 // What the kernel needs of a problem besides a compiled config: rows of A and B that cp.async
 // reads (16-byte aligned), a work list that the schedule's 32-bit items count, and sm_80.
 std::string problem_check(const GemmProblem& p, const KernelConfig& c) {
-  const GemmArgs args = make_gemm_args(p, c.group_size_m);
-  const int element_size = dtype_size(p.a.dtype);
-  if (!vector_aligned(args.a, element_size) || !vector_aligned(args.b, element_size)) {
+  if (!sm80::takes_cp_async(make_gemm_args(p, c.group_size_m))) {
     return "kernel decode reads A and B by cp.async: their base pointers, leading dimensions and "
            "batch strides must be multiples of 16 bytes (kernels sm80 and sm90 take the rest)";
   }

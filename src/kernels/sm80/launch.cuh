@@ -10,8 +10,21 @@
 #include "kernels/element_traits.cuh"
 #include "kernels/kernel_common.cuh"
 #include "kernels/sm80/sm80_kernel.cuh"
+#include "problem/alignment.hpp"
 
 namespace tilegemm::sm80 {
+
+// cp.async moves 16 bytes from 16-byte aligned addresses: A's and B's base pointer, leading
+// dimension and batch stride must all be multiples of 16 bytes.
+inline bool takes_cp_async(const GemmArgs& args) {
+  const int element_size = dtype_size(args.a.dtype);
+  return vector_aligned(args.a, element_size) && vector_aligned(args.b, element_size);
+}
+
+// D's runs of 8 may be written with 16-byte stores.
+inline bool d_takes_vector_stores(const GemmArgs& args) {
+  return vector_aligned(args.epilogue.d, dtype_size(args.epilogue.d.dtype));
+}
 
 // How many programs of `kernel` fit on the current device at once: the persistent grid's size.
 // Asked once per kernel and device (the occupancy query costs more than a launch).

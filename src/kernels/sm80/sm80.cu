@@ -2,22 +2,13 @@
 // kernel is in sm80_kernel.cuh, its launcher in launch.cuh; its instantiations are compiled per
 // input type and copy path in sm80_<fp16|bf16|tf32>_<async|staged>.cu.
 #include "kernels/sm80/launch.cuh"
-#include "problem/alignment.hpp"
 
 namespace tilegemm::sm80 {
 namespace {
 
-// cp.async moves 16 bytes from 16-byte aligned addresses: A's and B's base pointer, leading
-// dimension and batch stride must all be multiples of 16 bytes. Else the staged path.
-bool takes_cp_async(const GemmArgs& args) {
-  const int element_size = dtype_size(args.a.dtype);
-  return vector_aligned(args.a, element_size) && vector_aligned(args.b, element_size);
-}
-
 Status launch(const GemmArgs& args, const KernelConfig& config, gpu::Workspace& workspace) {
-  const bool async_copy = takes_cp_async(args);
-  // D's runs of 8 may be written with 16-byte stores.
-  const bool d_aligned = vector_aligned(args.epilogue.d, dtype_size(args.epilogue.d.dtype));
+  const bool async_copy = takes_cp_async(args);  // else the staged path
+  const bool d_aligned = d_takes_vector_stores(args);
   const auto s = static_cast<cudaStream_t>(workspace.stream());
   return with_element(args.a.dtype, [&](auto element) {
     using E = decltype(element);
