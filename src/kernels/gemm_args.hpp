@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "common/host_device.hpp"
 #include "epilogue/epilogue.hpp"
@@ -45,6 +46,26 @@ inline GemmArgs make_gemm_args(const GemmProblem& p, int group_size_m) {
   args.fast_accumulation = p.fast_accumulation;
   args.group_size_m = group_size_m;
   return args;
+}
+
+// The transposed product D^T = B^T A^T: M and N, A and B swapped, every matrix viewed transposed
+// (the same memory), GROUP_SIZE_M capped at the new grid's rows. The same D, for an epilogue
+// whose terms run along both of D's dimensions alike: not a bias (along D's columns) or fp8's
+// per-row and per-column scales.
+inline GemmArgs transposed_product(const GemmArgs& args, int block_m) {
+  const auto transposed = [](MatrixView v) {
+    std::swap(v.stride.row, v.stride.col);
+    return v;
+  };
+  GemmArgs t = args;
+  t.m = args.n;
+  t.n = args.m;
+  t.a = transposed(args.b);
+  t.b = transposed(args.a);
+  t.epilogue.c = transposed(args.epilogue.c);
+  t.epilogue.d = transposed(args.epilogue.d);
+  t.group_size_m = capped_group_size_m(t.m, block_m, args.group_size_m);
+  return t;
 }
 
 }  // namespace tilegemm

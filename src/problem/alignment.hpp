@@ -25,4 +25,11 @@ TILEGEMM_HOST_DEVICE inline bool vector_aligned(const MatrixView& v, int element
   return vector_aligned(v.data, ld, v.batch_stride, element_size);
 }
 
+// The same for a problem's matrix (MatrixInput or MatrixOutput) of rows x cols.
+template <typename Matrix>
+bool rows_aligned(const Matrix& matrix, int64_t rows, int64_t cols) {
+  return vector_aligned(matrix.data, effective_ld(matrix.ld, matrix.layout, rows, cols),
+                        matrix.batch_stride, dtype_size(matrix.dtype));
+}
+
 }  // namespace tilegemm

@@ -14,12 +14,6 @@
 namespace tilegemm::autotune {
 namespace {
 
-template <typename M>
-bool rows_aligned(const M& matrix, int64_t rows, int64_t cols) {
-  return vector_aligned(matrix.data, effective_ld(matrix.ld, matrix.layout, rows, cols),
-                        matrix.batch_stride, dtype_size(matrix.dtype));
-}
-
 // The whitespace-separated words of `text`. (Parsed without iostreams: their locale machinery is
 // more than a key needs, and a library loaded into another program shares that program's.)
 std::vector<std::string> words_of(const std::string& text) {

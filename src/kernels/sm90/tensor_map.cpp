@@ -50,22 +50,6 @@ bool runs_transposed(const GemmArgs& args, bool promoted) {
   return route != StoreRoute::general && route != StoreRoute::scaled;
 }
 
-GemmArgs transposed_product(const GemmArgs& args, int block_m) {
-  const auto transposed = [](MatrixView v) {
-    std::swap(v.stride.row, v.stride.col);
-    return v;
-  };
-  GemmArgs t = args;
-  t.m = args.n;
-  t.n = args.m;
-  t.a = transposed(args.b);
-  t.b = transposed(args.a);
-  t.epilogue.c = transposed(args.epilogue.c);
-  t.epilogue.d = transposed(args.epilogue.d);
-  t.group_size_m = capped_group_size_m(t.m, block_m, args.group_size_m);
-  return t;
-}
-
 OperandShape output_d(const GemmArgs& args) {  // M x N, row-major
   const MatrixView& d = args.epilogue.d;
   return {d.data, d.dtype, args.m, args.n, false, d.stride.row, entries(args).c_d, d.batch_stride};

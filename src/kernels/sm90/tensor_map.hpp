@@ -31,9 +31,6 @@ OperandShape operand_b(const GemmArgs& args);
 // where D^T goes out through the store buffers: a column-major D, or alpha * AB into a row-major
 // D that TMA describes (tma_transposed).
 bool runs_transposed(const GemmArgs& args, bool promoted);
-// The transposed product: M and N, A and B swapped, every matrix viewed transposed (the same
-// memory), GROUP_SIZE_M capped at the new grid's rows.
-GemmArgs transposed_product(const GemmArgs& args, int block_m);
 // D (row-major) in the same terms: M rows of N contiguous values; C likewise when row-major.
 OperandShape output_d(const GemmArgs& args);
 // A column-major D as its transpose, row-major: N rows of M contiguous values (tma_transposed).
