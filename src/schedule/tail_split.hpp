@@ -79,8 +79,9 @@ constexpr int64_t head_round_steps(int64_t head, int64_t s, int64_t wait = kHead
                                    int64_t once = 0) {
   return head + once + s * wait;
 }
-constexpr int64_t helper_round_steps(int64_t c, int64_t tail_steps) {
-  return c * (tail_steps + kTailStoreSteps);
+constexpr int64_t helper_round_steps(int64_t c, int64_t tail_steps,
+                                     int64_t store = kTailStoreSteps) {
+  return c * (tail_steps + store);
 }
 
 // The model's steps of the busiest program of a split's last round (head_steps > 0): a head's with
@@ -114,7 +115,9 @@ TILEGEMM_HOST_DEVICE constexpr TailSplit no_tail_split(int64_t items) {
 // multiple of s never does), so each of the two places is a short walk up to a head that does.
 // Planned on the host at every launch and for every config the rules weigh: O(s * log k_steps)
 // per s, where trying every head cost O(k_steps).
-constexpr TailSplit plan_tail_split(int64_t items, int64_t programs, int64_t k_steps) {
+constexpr TailSplit plan_tail_split(int64_t items, int64_t programs, int64_t k_steps,
+                                    int64_t head_fixup = kHeadFixupSteps,
+                                    int64_t tail_store = kTailStoreSteps) {
   const TailSplit none = no_tail_split(items);
   const int64_t tail = programs > 0 ? items % programs : 0;
   if (programs < 2 || items < 1 || tail == 0 || k_steps < 2) return none;
@@ -125,10 +128,11 @@ constexpr TailSplit plan_tail_split(int64_t items, int64_t programs, int64_t k_s
     const int64_t helpers = split_k ? tail * s : programs - tail;
     const int64_t per_helper = split_k ? 1 : cdiv(tail, helpers);
     const int64_t last_head = k_steps - s;  // every tail at least a step
-    if (last_head < 1) break;
-    const auto head_cost = [&](int64_t head) { return head_round_steps(head, s); };
+    // A head of one step and s adds costs no less than best: nor does any larger s.
+    if (last_head < 1 || head_round_steps(1, s, head_fixup) >= best_cost) break;
+    const auto head_cost = [&](int64_t head) { return head_round_steps(head, s, head_fixup); };
     const auto helper_cost = [&](int64_t head) {
-      return helper_round_steps(per_helper, cdiv(k_steps - head, s));
+      return helper_round_steps(per_helper, cdiv(k_steps - head, s), tail_store);
     };
     const auto fits = [&](int64_t head) {  // the last tail has a step
       return k_steps - head > (s - 1) * cdiv(k_steps - head, s);
@@ -144,7 +148,10 @@ constexpr TailSplit plan_tail_split(int64_t items, int64_t programs, int64_t k_s
                             .head_steps = int32_t(head),
                             .tails_per_item = int32_t(s),
                             .tail_steps = int32_t(cdiv(k_steps - head, s))};
-      if (const int64_t cost = split_round_steps(split); cost < best_cost) {
+      const int64_t head_steps = head_cost(head);
+      const int64_t helper_steps = helper_round_steps(per_helper, split.tail_steps, tail_store);
+      if (const int64_t cost = head_steps > helper_steps ? head_steps : helper_steps;
+          cost < best_cost) {
         best_cost = cost;
         best = split;
       }

@@ -92,8 +92,11 @@ void expect_every_step_once(const TailSplit& split, int32_t items, int32_t progr
 }
 
 // The plan by trying every s and every head, in order, as the model's definition reads: what
-// plan_tail_split finds by halving must be the same plan.
-TailSplit plan_by_trying_every_head(int64_t items, int64_t programs, int64_t k_steps) {
+// plan_tail_split finds by halving (and by stopping where a head's adds alone cost too much) must
+// be the same plan, for the model's costs and for others.
+TailSplit plan_by_trying_every_head(int64_t items, int64_t programs, int64_t k_steps,
+                                    int64_t head_fixup = kHeadFixupSteps,
+                                    int64_t tail_store = kTailStoreSteps) {
   const TailSplit none = no_tail_split(items);
   const int64_t tail = programs > 0 ? items % programs : 0;
   if (programs < 2 || items < 1 || tail == 0 || k_steps < 2) return none;
@@ -106,8 +109,7 @@ TailSplit plan_by_trying_every_head(int64_t items, int64_t programs, int64_t k_s
     for (int64_t head = 1; head + s <= k_steps; ++head) {
       const int64_t steps = cdiv(k_steps - head, s);
       if ((s - 1) * steps >= k_steps - head) continue;  // the last tail would be empty
-      const int64_t cost =
-          std::max(head + s * kHeadFixupSteps, per_helper * (steps + kTailStoreSteps));
+      const int64_t cost = std::max(head + s * head_fixup, per_helper * (steps + tail_store));
       if (cost < best_cost) {
         best_cost = cost;
         best = {.whole_items = int32_t(items - tail),
@@ -130,8 +132,12 @@ TEST(TailSplit, ThePlanIsTheOneTryingEveryHeadFinds) {
     const auto programs = int64_t(1 + rng() % 140);
     const auto items = int64_t(1 + rng() % (3 * programs));
     const auto k_steps = int64_t(1 + rng() % (trial % 4 == 0 ? 2000 : 90));
-    const TailSplit fast = plan_tail_split(items, programs, k_steps);
-    const TailSplit slow = plan_by_trying_every_head(items, programs, k_steps);
+    // Every third trial with other costs (the decode kernel's, and others).
+    const bool other_costs = trial % 3 == 0;
+    const int64_t fixup = other_costs ? int64_t(1 + rng() % 4) : kHeadFixupSteps;
+    const int64_t store = other_costs ? int64_t(rng() % 7) : kTailStoreSteps;
+    const TailSplit fast = plan_tail_split(items, programs, k_steps, fixup, store);
+    const TailSplit slow = plan_by_trying_every_head(items, programs, k_steps, fixup, store);
     ASSERT_EQ(fast.on(), slow.on()) << items << " items, " << programs << ", " << k_steps;
     compared += slow.on();
     EXPECT_EQ(fast.whole_items, slow.whole_items);
