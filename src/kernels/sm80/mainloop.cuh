@@ -40,6 +40,9 @@ struct Sm80Mainloop {
   int64_t whole_k_tiles;
   LoaderA loader_a;
   LoaderB loader_b;
+  // The staged path: how many slices past the one in registers have their L2 lines requested
+  // (prefetch_slices ahead of each fetch). 0: none.
+  int prefetch_slices = 0;
 
   // The whole of K.
   __device__ __forceinline__ Sm80Mainloop(const GemmArgs& args_, uint32_t smem_base_)
@@ -73,6 +76,12 @@ struct Sm80Mainloop {
       loader_b.load_staged(kt, k_valid(kt));
     }
   }
+  __device__ __forceinline__ void prefetch(int64_t kt) const {
+    if (kt < num_k_tiles) {
+      loader_a.prefetch_staged(kt, k_valid(kt));
+      loader_b.prefetch_staged(kt, k_valid(kt));
+    }
+  }
   __device__ __forceinline__ void store_staged(int stage) {
     loader_a.store_staged(stage_a(stage));
     loader_b.store_staged(stage_b(stage));
@@ -88,6 +97,9 @@ struct Sm80Mainloop {
                      args.a.stride.col, w.rows_valid);
       loader_b.start(b + args.b.offset(w.batch, k_first, w.col0), args.b.stride.col,
                      args.b.stride.row, w.cols_valid);
+    }
+    if constexpr (!ASYNC) {
+      for (int64_t kt = S::kStages - 1; kt < S::kStages - 1 + prefetch_slices; ++kt) prefetch(kt);
     }
 #pragma unroll
     for (int s = 0; s < S::kStages - 1; ++s) {
@@ -196,6 +208,7 @@ struct Sm80Mainloop {
         if (ks == 0) {
           if (next < num_k_tiles) fetch(next, int(next % S::kStages));
           if constexpr (ASYNC) cp_async_commit();
+          if (!ASYNC && prefetch_slices > 0) prefetch(next + prefetch_slices);
         }
       }
       if (!ASYNC && next < num_k_tiles) store_staged(int(next % S::kStages));

@@ -134,6 +134,21 @@ struct OperandLoader {
     }
   }
 
+  // The staged path's reach past its one slice in registers: slice kt's L2 lines requested ahead
+  // of its element loads. A row of the tile is 128 bytes, on two L2 lines where it does not start
+  // on one: the thread of a row's first chunk asks for the row's first element, the thread of its
+  // last chunk for the last one inside the matrix.
+  __device__ void prefetch_staged(int64_t kt, int k_valid) const {
+    const T* slice = first + kt * slice_step;
+    constexpr int kLastChunk = (Tile::kChunksPerRow - 1) * V;
+    if (col0 != 0 && col0 != kLastChunk) return;
+#pragma unroll
+    for (int p = 0; p < kPerThread; ++p) {
+      const int inside = elements_inside(p, k_valid);
+      if (inside > 0) prefetch_l2(slice + p * chunk_step + (col0 == 0 ? 0 : inside - 1));
+    }
+  }
+
   // Second half: registers -> the stage.
   __device__ void store_staged(uint32_t stage) const {
 #pragma unroll
