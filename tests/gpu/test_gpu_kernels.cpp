@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gemm_check.hpp"
+#include "kernels/decode/compiled_shapes.hpp"
 #include "problem/dtype.hpp"
 #include "schedule/tail_split.hpp"
 
@@ -31,7 +32,8 @@ bool contains(const std::string& text, const char* part) {
 // those to sm80), tf32 with a column-major A beside a row-major B (or a row-major B with a bias)
 // too small to copy, and every problem on a GPU that is not a Hopper; sm80's 3-stage configs are
 // compiled for one input type each (128-byte K slices), and they and the tiles larger than
-// 128 x 128 refuse rows that are not 16-byte aligned (cp.async only), as the decode kernel does.
+// 128 x 128 refuse rows that are not 16-byte aligned (cp.async only), as the decode kernel's
+// cp.async config does; its staged config refuses the aligned ones.
 // (RandomShapesPaddedLeadingDimsEveryLayout lets no other sm80 refusal through.)
 void expect_matches_reference(const WorkloadSpec& spec, const GemmOptions& options) {
   const bool async_only_sm80 = options.kernel == "sm80" && options.config &&
@@ -44,8 +46,9 @@ void expect_matches_reference(const WorkloadSpec& spec, const GemmOptions& optio
     const Status s = plan(w->problem(), options, nullptr);
     if (!s.ok()) {
       EXPECT_TRUE(async_only_sm80 ? contains(s.message, "3-stage configs")
-                  : decode        ? contains(s.message, "reads A and B by cp.async")
-                                  : contains(s.message, "TMA") || contains(s.message, "K > 0") ||
+                  : decode        ? contains(s.message, "reads A and B by cp.async") ||
+                                 contains(s.message, "is the staged path's")
+                           : contains(s.message, "TMA") || contains(s.message, "K > 0") ||
                                  contains(s.message, "Hopper") ||
                                  contains(s.message, "tf32 needs K-major") ||
                                  contains(s.message, "with promoted sums has no compiled"))
@@ -635,38 +638,51 @@ TEST_F(GpuKernels, SplitKUnderOneRoundMatchesTheReferenceBitForBitInEveryRun) {
 
 // The decode kernel (kernels/decode): few rows, each tile's K range split between a head and
 // its tails where the tiles along N leave SMs idle. For each config: M of one row and of the
-// tile's rows but 3, N of 5 tiles (the last partial), K ending in a partial slice, the split
-// that plan_tail_split gives 5 tiles on this GPU asserted first; every layout of A and B, an fp32
-// D, the general epilogue (beta * C, bias, gelu) and a batch of 3. Each against the float64
-// reference, and run twice from fresh memory, the same bit for bit.
+// tile's rows but 3 against N of 5 tiles (the last partial), and the same with M and N swapped
+// (the transposed product), K ending in a partial slice, the split that plan_tail_split gives 5
+// tiles on this GPU asserted first; every layout of A and B, an fp32 D, the general epilogue
+// (beta * C, gelu, and a bias where M is the small side) and a batch of 3. The cp.async config
+// gets rows of A and B on 16-byte boundaries, the staged one rows off them. Each against the
+// float64 reference, and run twice from fresh memory, the same bit for bit.
 TEST_F(GpuKernels, DecodeSplitsKAndMatchesTheReferenceBitForBitInEveryRun) {
   const int sms = devices().front().sm_count;
   uint64_t seed = 2700;
   for (const KernelCase& kc : every_kernel_config()) {
     if (kc.options.kernel != "decode") continue;
     const KernelConfig& c = *kc.options.config;
-    const int64_t n = 5 * c.block_n - 8, k = 37 * c.block_k - 24;
+    const int64_t wide = 5 * c.block_n - 8, k = 37 * c.block_k - 24;
     ASSERT_GE(plan_tail_split(5, sms, 37).tails_per_item, 2) << "the test needs a split of K";
+    const bool async = decode::takes_async_path(c.num_stages);
+    // Leading dimensions that put rows on 16-byte boundaries for the cp.async config, and one
+    // element past them (off every boundary) for the staged one.
+    const auto on_the_path = [&](WorkloadSpec s) {
+      s.lda = padded_ld(s.layout_a, s.m, s.k) + (async ? 0 : 1);
+      s.ldb = padded_ld(s.layout_b, s.k, s.n) + (async ? 0 : 1);
+      return s;
+    };
     for (DType dtype : kc.dtypes) {
       std::vector<WorkloadSpec> cases;
-      for (int64_t m : {int64_t(1), int64_t(c.block_m - 3)}) {
+      const int64_t few = c.block_m - 3;
+      for (auto [m, n] : {std::pair{int64_t(1), wide}, std::pair{few, wide},
+                          std::pair{wide, int64_t(1)}, std::pair{wide, few}}) {
         for (Layout a : {Layout::row_major, Layout::col_major})
           for (Layout b : {Layout::row_major, Layout::col_major}) {
             WorkloadSpec s = spec_of(m, n, k, dtype);
             s.layout_a = a, s.layout_b = b, s.alpha = 1.5f;
-            s.lda = padded_ld(a, m, k), s.ldb = padded_ld(b, k, n);  // 16-byte rows (cp.async)
-            cases.push_back(s);
+            cases.push_back(on_the_path(s));
           }
       }
-      WorkloadSpec s = spec_of(c.block_m - 3, n, k, dtype);
-      s.output_dtype = DType::fp32;
-      cases.push_back(s);
-      s = spec_of(c.block_m - 3, n, k, dtype);
-      s.beta = 0.5f, s.bias = true, s.activation = Activation::gelu;
-      cases.push_back(s);
-      s = spec_of(c.block_m - 3, n, k, dtype);
-      s.batch_count = 3;
-      cases.push_back(s);
+      for (auto [m, n] : {std::pair{few, wide}, std::pair{wide, few}}) {
+        WorkloadSpec s = spec_of(m, n, k, dtype);
+        s.output_dtype = DType::fp32;
+        cases.push_back(on_the_path(s));
+        s = spec_of(m, n, k, dtype);
+        s.beta = 0.5f, s.bias = m < n, s.activation = Activation::gelu;
+        cases.push_back(on_the_path(s));
+        s = spec_of(m, n, k, dtype);
+        s.batch_count = 3;
+        cases.push_back(on_the_path(s));
+      }
       for (WorkloadSpec& run : cases) {
         run.seed = seed++;
         const std::vector<uint8_t> first = run_and_keep_d(run, kc.options);
@@ -681,27 +697,39 @@ TEST_F(GpuKernels, DecodeSplitsKAndMatchesTheReferenceBitForBitInEveryRun) {
 
 // "auto" gives few rows against a large B to the decode kernel (dispatch/kernel_choice.hpp:
 // suits_decode), which must then run them: 1, 7 and 16 rows against 4096 x 4096 (B both ways),
-// and 16 x 14336 x 4096 in fp16, each against the float64 reference; 17 rows go to sm90.
+// and 16 x 14336 x 4096 in fp16; 8 columns against 4096 x 4096 (the transposed product); and
+// problems of a few million values whose rows are not 16-byte aligned (the staged path, no
+// copies). Each against the float64 reference; 17 rows and 16 columns go to sm90.
 TEST_F(GpuKernels, AutoRunsFewRowsOnTheDecodeKernel) {
   uint64_t seed = 2800;
+  std::vector<WorkloadSpec> cases;
   for (int64_t m : {1, 7, 16, 17}) {
     for (Layout b : {Layout::row_major, Layout::col_major}) {
       WorkloadSpec s = spec_of(m, m == 16 && b == Layout::col_major ? 14336 : 4096, 4096,
                                b == Layout::col_major ? DType::fp16 : DType::bf16);
       s.layout_b = b;
-      s.seed = seed++;
-      std::unique_ptr<harness::Workload> w;
-      GemmReport report;
-      const Status status = run_on_gpu(s, &w, &report);
-      ASSERT_TRUE(status.ok()) << status.message << " | " << testing::describe(s);
-      EXPECT_EQ(report.kernel, m <= 16    ? "decode"
-                               : hopper() ? "sm90"
-                                          : "sm80")
-          << testing::describe(s);
-      ASSERT_TRUE(w->fetch_output().ok());
-      EXPECT_LE(w->check(1e12), harness::tolerance_for(s.input_dtype, s.output_dtype))
-          << testing::describe(s) << " kernel=" << report.kernel;
+      cases.push_back(s);
     }
+  }
+  cases.push_back(spec_of(4096, 8, 4096, DType::bf16));
+  cases.push_back(spec_of(4096, 16, 4096, DType::bf16));
+  cases.push_back(spec_of(5, 1342, 3157, DType::bf16));
+  cases.push_back(spec_of(2, 335, 13713, DType::fp16));
+  for (WorkloadSpec& s : cases) {
+    s.seed = seed++;
+    std::unique_ptr<harness::Workload> w;
+    GemmReport report;
+    const Status status = run_on_gpu(s, &w, &report);
+    ASSERT_TRUE(status.ok()) << status.message << " | " << testing::describe(s);
+    const bool decode = s.m <= 16 || s.n <= 8;
+    EXPECT_EQ(report.kernel, decode     ? "decode"
+                             : hopper() ? "sm90"
+                                        : "sm80")
+        << testing::describe(s);
+    if (decode) EXPECT_EQ(report.aligned_copies, "") << testing::describe(s);
+    ASSERT_TRUE(w->fetch_output().ok());
+    EXPECT_LE(w->check(1e12), harness::tolerance_for(s.input_dtype, s.output_dtype))
+        << testing::describe(s) << " kernel=" << report.kernel;
   }
 }
 

@@ -11,7 +11,7 @@ namespace {
 // The 16-bit input types' launcher (can_implement refuses the rest).
 Status launch_or_count(const GemmArgs& args, const KernelConfig& config, gpu::Workspace* workspace,
                        size_t* bytes) {
-  const bool aligned = sm80::d_takes_vector_stores(args);
+  const bool aligned = sm80::d_takes_vector_stores(args);  // either orientation alike
   return args.a.dtype == DType::fp16
              ? launch_for_element<Fp16>(args, config, aligned, workspace, bytes)
              : launch_for_element<Bf16>(args, config, aligned, workspace, bytes);
@@ -26,14 +26,22 @@ size_t workspace_bytes(const GemmArgs& args, const KernelConfig& config) {
   return launch_or_count(args, config, nullptr, &bytes).ok() ? bytes : 0;
 }
 
-// What the kernel needs of a problem besides a compiled config: rows of A and B that cp.async
-// reads (16-byte aligned), a work list that the schedule's 32-bit items count, and sm_80.
+// What the kernel needs of a problem besides a compiled config: the config of its copy path
+// (cp.async for rows of A and B that are 16-byte aligned, the staged path for the rest;
+// compiled_shapes.hpp), a work list that the schedule's 32-bit items count, and sm_80.
 std::string problem_check(const GemmProblem& p, const KernelConfig& c) {
-  if (!sm80::takes_cp_async(make_gemm_args(p, c.group_size_m))) {
-    return "kernel decode reads A and B by cp.async: their base pointers, leading dimensions and "
-           "batch strides must be multiples of 16 bytes (kernels sm80 and sm90 take the rest)";
+  const GemmArgs args = oriented(make_gemm_args(p, c.group_size_m), c.block_m);
+  const bool aligned = sm80::takes_cp_async(args);
+  if (aligned != takes_async_path(c.num_stages)) {
+    std::string why = "kernel decode: config " + to_string(c);
+    return why + (aligned ? " is the staged path's (element loads), for A and B whose rows are not "
+                            "16-byte aligned; these rows are: the cp.async config (more than 2 "
+                            "stages) takes them"
+                          : " reads A and B by cp.async: their base pointers, leading dimensions "
+                            "and batch strides must be multiples of 16 bytes (the 2-stage config "
+                            "takes the rest)");
   }
-  if (num_tiles(p.m, p.n, c.block_m, c.block_n) * p.batch_count > INT_MAX) {
+  if (num_tiles(args.m, args.n, c.block_m, c.block_n) * p.batch_count > INT_MAX) {
     return "kernel decode: more than 2^31 - 1 tiles of " + to_string(c) + " (batch_count " +
            std::to_string(p.batch_count) + ")";
   }
@@ -50,8 +58,9 @@ namespace tilegemm::gpu {
 Kernel decode_kernel() {
   Kernel kernel = compiled_configs_kernel(
       "decode",
-      "few rows (M up to 16): mma.sync + cp.async ring 8 deep, K split across the programs so "
-      "that every SM streams B (fp16, bf16)",
+      "few rows or columns (M or N up to 16): mma.sync + cp.async ring 8 deep (element loads "
+      "where rows are not 16-byte aligned), K split across the programs so that every SM "
+      "streams the large operand (fp16, bf16)",
       {DType::fp16, DType::bf16}, configs_of<decode::Shapes>(), decode::launch);
   kernel.tensor_cores = true;
   kernel.workspace_bytes = decode::workspace_bytes;

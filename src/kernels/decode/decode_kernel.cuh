@@ -9,13 +9,15 @@
 //              (schedule/tail_split.hpp), so that every SM streams a part of B
 //   mainloop   sm80's cp.async ring and mma.sync warps (kernels/sm80/mainloop.cuh) over the
 //              program's K range: BLOCK_SIZE_M is the problem's rows (16), a stage a 128-byte K
-//              slice, 8 stages deep, two programs per SM
+//              slice, 8 stages deep, two programs per SM; for rows that are not 16-byte aligned,
+//              sm80's staged path (element loads through registers), 2 stages
 //   hand-over  a tail's fp32 sums through the workspace to its head, in a fixed order
 //              (split_handover.cuh)
 //   epilogue   sm80's (epilogue/sm80_epilogue.cuh): from registers, or through shared memory
 //
-// Hardware: mma.sync, cp.async, ldmatrix: every GPU from sm_80. Operands with 16-byte aligned
-// rows (cp.async); 16-bit inputs.
+// Where N < M the launch runs the transposed product (compiled_shapes.hpp: runs_transposed), so
+// the tile's few rows are always the problem's smaller side.
+// Hardware: mma.sync, cp.async, ldmatrix: every GPU from sm_80. 16-bit inputs.
 #pragma once
 
 #include "kernels/decode/split_handover.cuh"
@@ -24,11 +26,18 @@
 
 namespace tilegemm::decode {
 
-template <class E, class S, bool A_CONTIG_K, bool B_CONTIG_K>
+// The staged path's L2 prefetch distance, in slices past the one in registers (sm80's mainloop:
+// prefetch_slices). On the H200 (bf16, cold), against none: 2 x 335 x 13713 37.7 -> 36.8 us
+// (8: 35.2), 5 x 1342 x 3157 22.7 -> 21.3; K of a few slices unchanged. Its element loads, not
+// memory's latency, bound a slice.
+inline constexpr int kPrefetchSlices = 4;
+
+// ASYNC: the cp.async path, else the staged one (compiled_shapes.hpp: takes_async_path).
+template <class E, class S, bool A_CONTIG_K, bool B_CONTIG_K, bool ASYNC>
 __global__ void __launch_bounds__(S::kThreads)
     decode_gemm(GemmArgs args, TailSplitWork split, bool d_aligned) {
   extern __shared__ __align__(128) unsigned char smem[];
-  using Mainloop = sm80::Sm80Mainloop<E, S, A_CONTIG_K, B_CONTIG_K, /*ASYNC=*/true>;
+  using Mainloop = sm80::Sm80Mainloop<E, S, A_CONTIG_K, B_CONTIG_K, ASYNC>;
   using Mma = typename Mainloop::Mma;
   using Accumulators =
       sm80::WarpAccumulators<Mma::kMmaM, Mma::kMmaN, Mma::kInterleavedA, Mma::kInterleavedB>;
@@ -43,6 +52,7 @@ __global__ void __launch_bounds__(S::kThreads)
     const Piece piece = walk.piece(program, item);
     const sm80::OutputTile work = sm80::work_item<S>(args, item);
     Mainloop mainloop(args, shared_address(smem), piece.k_begin, piece.k_steps);
+    mainloop.prefetch_slices = kPrefetchSlices;
     mainloop.start_loads(work);
     float acc[Mma::kMmaM][Mma::kMmaN][4] = {};
     mainloop.run(mma, acc);
