@@ -33,6 +33,14 @@ void fill_report(const GemmProblem& p, const GemmOptions& options, const Choice&
   }
 }
 
+// The copies a call makes before its kernel: none where "auto" runs the problem as it lies on the
+// decode kernel (its staged path takes rows that are not 16-byte aligned in one launch), else the
+// plan for the kernel the call names or auto's sm90 (kernels/aligned_copies.hpp).
+AlignedCopyPlan copies_for(const GemmProblem& p, const GemmOptions& options) {
+  if (autotune::automatic(options.kernel) && decode_as_it_lies(p)) return {};
+  return gpu::copy_plan(p, options);
+}
+
 // The kernel's arguments for `p` under `config` (GROUP_SIZE_M capped at the grid's rows).
 GemmArgs launch_args(const GemmProblem& p, const KernelConfig& config) {
   return make_gemm_args(p, capped_group_size_m(p.m, config.block_m, config.group_size_m));
@@ -42,7 +50,7 @@ GemmArgs launch_args(const GemmProblem& p, const KernelConfig& config) {
 // kernel would read (the copies at aligned stand-in addresses: nothing is read) and the choice.
 Status planned_choice(const GemmProblem& p, const GemmOptions& options, AlignedCopyPlan* copies,
                       GemmProblem* q, Choice* choice) {
-  *copies = gpu::copy_plan(p, options);
+  *copies = copies_for(p, options);
   *q = with_aligned_copies(p, *copies, reinterpret_cast<void*>(kWorkspaceAlignment));
   return choose(*q, options, choice, /*may_tune=*/false);
 }
@@ -134,7 +142,7 @@ Status run_on_gpu(const GemmProblem& p, const GemmOptions& options, GemmReport* 
   const std::optional<Choice> known = remembered_choice(signature);
   // The copies come first: the kernel, the config and the tuning key are those of the problem
   // the kernel will read. A remembered choice was one that needed none.
-  const AlignedCopyPlan plan = known ? AlignedCopyPlan{} : gpu::copy_plan(p, options);
+  const AlignedCopyPlan plan = known ? AlignedCopyPlan{} : copies_for(p, options);
   gpu::AlignedCopies copies;
   if (Status s = copies.make(p, plan, workspace); !s.ok()) return s;
   const GemmProblem& q = copies.problem();
@@ -269,7 +277,7 @@ Status tune_on_gpu(const GemmProblem& p, const GemmOptions& options, TuneResult*
                    const std::function<void(int, int)>& progress) {
   gpu::Workspace workspace(p.stream, options.workspace, options.workspace_bytes);
   gpu::AlignedCopies copies;
-  if (Status s = copies.make(p, gpu::copy_plan(p, options), workspace); !s.ok()) return s;
+  if (Status s = copies.make(p, copies_for(p, options), workspace); !s.ok()) return s;
   autotune::CacheEntry winner;
   return tune_problem(copies.problem(), options, result, progress, &winner);
 }
