@@ -104,13 +104,17 @@ struct Sm90Mainloop {
   // multiply each unit's sums; a unit's columns lie in one 128-column scale block.
   static constexpr int kUnitN = kShape.promotion_unit_n();
   static constexpr int kUnitsAlongN = BN / kUnitN, kUnits = kMmaM * kUnitsAlongN;
-  using Scales = BlockScaleReader<kSlabs, kMmaM, kUnitN, kUnitsAlongN>;
+  using Factors = StepScales<kMmaM, kUnitsAlongN>;
+  using ScaleStream = BlockScaleStream<kMmaM, kUnitN, kUnitsAlongN>;
   static_assert(kScaleBlock % kUnitN == 0, "a unit's columns in one scale block");
+  static_assert(!E::kPromotes || (kSlabs == 1 && (!E::kFp8 || BK == kScaleBlock)),
+                "promotion: one slab per K step; fp8: one scale block per K step");
   // Two consumers that promote issue their units in turn (NamedBarrier::kTurn0): each issues its
   // unit's wgmma only once the other has issued all of its own, so that one unit runs while the
   // other consumer adds. Issued side by side, their wgmma interleave on the tensor cores and
   // finish together, and both consumers then add while the tensor cores idle. (Block scales are
-  // loaded a step ahead, so that no wait for them is passed on with a turn: perf-notes, fp8 v4.)
+  // loaded a pair of steps ahead, so that no wait for them is passed on with a turn: perf-notes,
+  // fp8 v4 and v9.)
   static constexpr bool kLookahead = E::kPromotes && kShape.promotion_lookahead();
   static constexpr bool kTakesTurns = E::kPromotes && kShape.consumers() == 2 && !kLookahead;
 
@@ -193,12 +197,11 @@ struct Sm90Mainloop {
   template <bool kOnes>
   __device__ __forceinline__ static void add_unit(float (&acc)[kMmaM][BN / 2],
                                                   float (&part)[kUnitN / 2], int q,
-                                                  const float (&scale_a)[kMmaM][2],
-                                                  const float (&scale_b)[kUnitsAlongN]) {
+                                                  const Factors& factors) {
     const int i = q / kUnitsAlongN, c = q % kUnitsAlongN;
     fence_registers(part);
-    const float s0 = kOnes ? 1.0f : scale_a[i][0] * scale_b[c];
-    const float s1 = kOnes ? 1.0f : scale_a[i][1] * scale_b[c];
+    const float s0 = kOnes ? 1.0f : factors.a[i][0] * factors.b[c];
+    const float s1 = kOnes ? 1.0f : factors.a[i][1] * factors.b[c];
 #pragma unroll
     for (int r = 0; r < kUnitN / 2; ++r) {
       float& x = acc[i][c * (kUnitN / 2) + r];
@@ -216,14 +219,15 @@ struct Sm90Mainloop {
       for (int r = 0; r < BN / 2; ++r) acc[i][r] = 0.0f;
   }
 
-  // The factors of K step `k_step`: ones without block scales (kOnes), which the adds fold away.
+  // The factors of a piece's K steps from k_step0, in order (block_scales.cuh): ones without
+  // block scales (kOnes), which the adds fold away.
   template <bool kOnes>
-  __device__ __forceinline__ static StepScales<kSlabs, kMmaM, kUnitsAlongN> step_factors(
-      const Scales* scales, int64_t k_step) {
+  __device__ __forceinline__ static auto factor_stream(const BlockScaleTile* scales,
+                                                       int64_t k_step0, int steps) {
     if constexpr (kOnes) {
-      return StepScales<kSlabs, kMmaM, kUnitsAlongN>::ones();
+      return FactorsOfOne<kMmaM, kUnitsAlongN>{};
     } else {
-      return scales->load(k_step);
+      return ScaleStream(scales->view, scales->row0, scales->n0, scales->n, k_step0, steps);
     }
   }
 
@@ -238,7 +242,7 @@ struct Sm90Mainloop {
                                              float (&acc)[kMmaM][BN / 2], Ring& ring, int& previous,
                                              int steps, int consumer, int my_row, int lane,
                                              bool signals, AtStep at_step, int64_t k_step0 = 0,
-                                             const Scales* scales = nullptr) {
+                                             const BlockScaleTile* scales = nullptr) {
     // Promotion: the consumer's first row, the same in every thread, in a uniform register, so
     // that the descriptors of A's slices are worked out there too (the adds fill the issue slots).
     if constexpr (E::kPromotes) {
@@ -257,7 +261,7 @@ struct Sm90Mainloop {
         }
       };
       if constexpr (E::kFp8) {
-        !scales->on ? promote(std::true_type{}) : promote(std::false_type{});
+        !scales->on() ? promote(std::true_type{}) : promote(std::false_type{});
       } else {
         promote(std::true_type{});
       }
@@ -392,40 +396,51 @@ struct Sm90Mainloop {
                                                       float (&acc)[kMmaM][BN / 2], Ring& ring,
                                                       int steps, int consumer, int my_row, int lane,
                                                       bool signals, AtStep at_step, int64_t k_step0,
-                                                      const Scales* scales) {
+                                                      const BlockScaleTile* scales) {
     // (Not with turns: the staggered consumer's wait would hold up the turn the other waits for.)
     const bool staggered = kStagger > 0 && steps > kStagger && !kTakesTurns;
     float part[kUnitN / 2];  // one unit's sums
-    // The block scales of each step, loaded a step ahead (from L2, their latency would hold up
-    // the step's first add, and with turns the other consumer's issue).
-    StepScales<kSlabs, kMmaM, kUnitsAlongN> factors = step_factors<kOnes>(scales, k_step0);
-    zero_sums(acc);
-    for (int kt = 0; kt < steps; ++kt) {
+    // K step kt with the factors f.
+    const auto step = [&](int kt, const Factors& f) {
       if (staggered && consumer == 1 && kt == steps - kStagger) await_stagger();
       // While this consumer waits for a unit and adds it, the tensor cores run the unit the
       // other consumer issued after this one's (with one consumer they idle). The stage is
       // freed once its last unit is done.
-      const StepScales<kSlabs, kMmaM, kUnitsAlongN> next_factors =
-          kt + 1 < steps ? step_factors<kOnes>(scales, k_step0 + kt + 1) : factors;
       pipeline.wait(ring);
+      const uint32_t a = shared_address(smem.a[ring.stage][0]);
+      const uint32_t b = shared_address(smem.b[ring.stage][0]);
 #pragma unroll
-      for (int j = 0; j < kSlabs; ++j) {
-        const uint32_t a = shared_address(smem.a[ring.stage][j]);
-        const uint32_t b = shared_address(smem.b[ring.stage][j]);
-#pragma unroll
-        for (int q = 0; q < kUnits; ++q) {
-          if constexpr (kTakesTurns) await_turn(consumer);
-          issue_unit(part, a, b, my_row, q);
-          if constexpr (kTakesTurns) pass_turn(consumer);
-          wgmma_wait<0>();
-          if (j + 1 == kSlabs && q + 1 == kUnits) pipeline.release(ring.stage, lane, signals);
-          add_unit<kOnes>(acc, part, q, factors.a[j], factors.b[j]);
-        }
+      for (int q = 0; q < kUnits; ++q) {
+        if constexpr (kTakesTurns) await_turn(consumer);
+        issue_unit(part, a, b, my_row, q);
+        if constexpr (kTakesTurns) pass_turn(consumer);
+        wgmma_wait<0>();
+        if (q + 1 == kUnits) pipeline.release(ring.stage, lane, signals);
+        add_unit<kOnes>(acc, part, q, f);
       }
       if (staggered && consumer == 0 && kt == steps - 1) pass_stagger();
       ring.advance();
       at_step(kt);
-      factors = next_factors;
+    };
+    zero_sums(acc);
+    if constexpr (kOnes) {
+      const Factors ones = Factors::ones();
+      for (int kt = 0; kt < steps; ++kt) step(kt, ones);
+    } else {
+      // Each step's block scales are loaded a pair of steps before its adds (from L2 or DRAM,
+      // their latency would hold up the step's first add, and with turns the other consumer's
+      // issue). The loop takes steps in pairs, so that the loads of the next pair are waited for
+      // only at this pair's end.
+      auto stream = factor_stream<kOnes>(scales, k_step0, steps);
+      Factors f0 = stream.next(), f1 = stream.next();  // of steps kt and kt + 1
+      int kt = 0;
+      for (; kt + 1 < steps; kt += 2) {
+        const Factors next0 = stream.next(), next1 = stream.next();
+        step(kt, f0);
+        step(kt + 1, f1);
+        f0 = next0, f1 = next1;
+      }
+      if (kt < steps) step(kt, f0);
     }
   }
 
@@ -439,7 +454,8 @@ struct Sm90Mainloop {
                                                        float (&acc)[kMmaM][BN / 2], Ring& ring,
                                                        int steps, int my_row, int lane,
                                                        bool signals, AtStep at_step,
-                                                       int64_t k_step0, const Scales* scales) {
+                                                       int64_t k_step0,
+                                                       const BlockScaleTile* scales) {
     static_assert(kMmaM == 1 && kUnits == 1 && kSlabs == 1, "one unit per K step");
     using Sums = float[kUnitN / 2];
     Sums sums0, sums1;
@@ -450,31 +466,27 @@ struct Sm90Mainloop {
                  my_row, 0);
       ring.advance();
     };
-    // Step kt's block scales (any step past the last: the last's), loaded a pair of steps before
-    // they are used: loaded one step ahead, their latency from L2 held up every add (perf-notes,
-    // fp8 v8).
-    const auto factors_of = [&](int kt) {
-      return step_factors<kOnes>(scales, k_step0 + (kt < steps ? kt : steps - 1));
-    };
     // Step kt's unit, done, from the stage `ahead` stages behind the ring's: freed, and its sums
     // into acc.
-    const auto add_step = [&](int kt, int ahead, Sums& part,
-                              const StepScales<kSlabs, kMmaM, kUnitsAlongN>& factors) {
+    const auto add_step = [&](int kt, int ahead, Sums& part, const Factors& factors) {
       pipeline.release(ring.behind(ahead), lane, signals);
-      add_unit<kOnes>(acc, part, 0, factors.a[0], factors.b[0]);
+      add_unit<kOnes>(acc, part, 0, factors);
       at_step(kt);
     };
     if (steps <= 0) return;
     zero_sums(acc);
-    auto f0 = factors_of(0), f1 = factors_of(1);  // of steps kt and kt + 1
+    // Each step's block scales are loaded a pair of steps before its adds: loaded one step ahead,
+    // their latency from L2 held up every add (perf-notes, fp8 v8).
+    auto stream = factor_stream<kOnes>(scales, k_step0, steps);
+    Factors f0 = stream.next(), f1 = stream.next();  // of steps kt and kt + 1
     issue_next(sums0);
     int kt = 0;
     for (; kt + 2 < steps; kt += 2) {  // in flight here: step kt in sums0
-      const auto next0 = factors_of(kt + 2);
+      const Factors next0 = stream.next();
       issue_next(sums1);
       wgmma_wait<1>();
       add_step(kt, 2, sums0, f0);
-      const auto next1 = factors_of(kt + 3);
+      const Factors next1 = stream.next();
       issue_next(sums0);
       wgmma_wait<1>();
       add_step(kt + 1, 2, sums1, f1);

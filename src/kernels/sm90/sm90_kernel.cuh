@@ -205,11 +205,10 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
       };
       const int64_t row0 = work.tile.pid_m * kShape.block_m + my_row,
                     n0 = work.tile.pid_n * kShape.block_n;
-      // fp8 with promotion: the block scales of this thread's rows and columns (mainloop.cuh;
-      // the other kernels never read them).
+      // fp8 with promotion: where the block scales of this thread's rows and columns start
+      // (block_scales.cuh; the other kernels never read them).
       const int t = threadIdx.x % 128;
-      const typename Mainloop::Scales block_scales(args.scales, row0 + 16 * (t / 32) + t % 32 / 4,
-                                                   n0, args.n);
+      const BlockScaleTile block_scales{args.scales, row0 + 16 * (t / 32) + t % 32 / 4, n0, args.n};
       Mainloop::mma(
           pipeline, smem, acc, ring, previous, steps, consumer, my_row, lane, signals,
           [&](int kt) {
