@@ -16,14 +16,9 @@
 #include <string>
 #include <vector>
 
-// Every CUDA call checked: a failed one ends the probe with its name.
-#define CHECK(call)                                                     \
-  do {                                                                  \
-    if (cudaError_t err = (call); err != cudaSuccess) {                 \
-      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(err)); \
-      std::exit(1);                                                     \
-    }                                                                   \
-  } while (0)
+#include "probe_check.cuh"
+
+// cuBLAS calls alike.
 #define CHECK_BLAS(call)                                 \
   do {                                                   \
     if (cublasStatus_t st = (call); st != 0) {           \

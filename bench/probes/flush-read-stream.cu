@@ -10,14 +10,7 @@
 #include <cstdlib>
 #include <vector>
 
-// Every CUDA call checked: a failed one ends the probe with its name.
-#define CHECK(call)                                                     \
-  do {                                                                  \
-    if (cudaError_t err = (call); err != cudaSuccess) {                 \
-      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(err)); \
-      std::exit(1);                                                     \
-    }                                                                   \
-  } while (0)
+#include "probe_check.cuh"
 
 __global__ void stream_read(const uint4* __restrict__ p, size_t n, unsigned* out) {
   unsigned acc = 0;
