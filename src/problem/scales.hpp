@@ -45,6 +45,20 @@ struct ScaleView {
         return 1.0f;
     }
   }
+
+  // Block scales as a reader that walks K one block at a time finds them (the sm90 kernel's
+  // promotion): where A's scale of `row` at K block kb lies in `a`, and B's of column `col` (of N)
+  // in `b`; the next K block's lies a_block_stride() and b_block_stride() further on. Rows past M
+  // and columns past N read the last real one's scale.
+  TILEGEMM_HOST_DEVICE int64_t a_block_index(int64_t row, int64_t kb) const {
+    return kb * m + (row < m ? row : m - 1);
+  }
+  TILEGEMM_HOST_DEVICE int64_t b_block_index(int64_t col, int64_t n, int64_t kb) const {
+    const int64_t block = col / kScaleBlock, last = (n - 1) / kScaleBlock;
+    return (block < last ? block : last) * k_blocks + kb;
+  }
+  TILEGEMM_HOST_DEVICE int64_t a_block_stride() const { return m; }
+  TILEGEMM_HOST_DEVICE static constexpr int64_t b_block_stride() { return 1; }
 };
 
 TILEGEMM_HOST_DEVICE constexpr int64_t scale_blocks(int64_t extent) {

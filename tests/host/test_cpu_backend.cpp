@@ -2,6 +2,7 @@
 // batches, element types.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -354,6 +355,40 @@ TEST(Fp8Scales, ATileReadsItsRowsAndColumnBlocksAtEveryKBlock) {
   EXPECT_EQ(channel.count, 44 + 128);
   EXPECT_EQ(tile_scales(ScaleMode::tensor, 1000, 0, 128, 0, 128).count, 2);
   EXPECT_EQ(tile_scales(ScaleMode::none, 1000, 0, 128, 0, 128).count, 0);
+}
+
+// The sm90 promotion walks each block scale along K from a piece's first K block by a stride
+// (ScaleView::a_block_index and kin): at every step it must read what a_at and b_at give for
+// that K block, with rows past M and columns past N on the last real one's scale.
+TEST(Fp8Scales, AWalkAlongKReadsEachKBlocksScaleOfTheRowAndColumn) {
+  std::mt19937 rng(20261202);
+  for (int trial = 0; trial < 20; ++trial) {
+    const int64_t m = 1 + rng() % 300, n = 1 + rng() % 700, k = 1 + rng() % 1500;
+    const int64_t k_blocks = scale_blocks(k);
+    std::vector<float> a(size_t(m * k_blocks)), b(size_t(scale_blocks(n) * k_blocks));
+    for (size_t i = 0; i < a.size(); ++i) a[i] = float(i) + 0.25f;  // every entry its own value
+    for (size_t i = 0; i < b.size(); ++i) b[i] = -float(i) - 0.5f;
+    const ScaleView s{ScaleMode::block, a.data(), b.data(), m, k_blocks};
+    const int64_t first = int64_t(rng() % uint32_t(k_blocks));
+    for (int64_t row : {int64_t(0), m - 1, m, m + 8, int64_t(rng() % uint32_t(m))}) {
+      const int64_t real = std::min(row, m - 1);
+      for (int64_t kb = first; kb < k_blocks; ++kb) {
+        const int64_t at = s.a_block_index(row, first) + (kb - first) * s.a_block_stride();
+        ASSERT_GE(at, 0);
+        ASSERT_LT(at, int64_t(a.size()));
+        EXPECT_EQ(a[size_t(at)], s.a_at(real, kb * kScaleBlock)) << m << " " << row << " " << kb;
+      }
+    }
+    for (int64_t col : {int64_t(0), n - 1, n, n + 127, int64_t(rng() % uint32_t(n))}) {
+      const int64_t real = std::min(col, n - 1);
+      for (int64_t kb = first; kb < k_blocks; ++kb) {
+        const int64_t at = s.b_block_index(col, n, first) + (kb - first) * s.b_block_stride();
+        ASSERT_GE(at, 0);
+        ASSERT_LT(at, int64_t(b.size()));
+        EXPECT_EQ(b[size_t(at)], s.b_at(kb * kScaleBlock, real)) << n << " " << col << " " << kb;
+      }
+    }
+  }
 }
 
 }  // namespace

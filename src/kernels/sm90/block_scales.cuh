@@ -41,8 +41,8 @@ struct FactorsOfOne {
 };
 
 // The factors of a piece's K steps, in order: next() gives one step's and moves on. Each factor is
-// read through an address of its own that moves one K block per step (A's scales of consecutive
-// K blocks lie M apart, B's are consecutive), so that a step costs its loads and one add per
+// read through an address of its own that moves one K block per step (ScaleView's
+// a_block_index, b_block_index and their strides), so that a step costs its loads and one add per
 // address; worked out from the step's index, the addresses took ~50 instructions per step between
 // a step's last adds and the next step's first wgmma (perf-notes, fp8 v9). Past the piece's last
 // step the addresses stay on it. Rows and columns past the matrix read the last real one's scale
@@ -51,27 +51,20 @@ template <int kMmaM, int kUnitN, int kUnits>
 struct BlockScaleStream {
   const float* a[kMmaM][2];
   const float* b[kUnits];
-  int64_t a_step;  // M
+  int64_t a_step;  // ScaleView::a_block_stride()
   int left;        // steps after the one the addresses point at
 
   // `row0`: the thread's first row (the consumer's first row + 16 * warp + lane / 4); the piece's
   // K steps from k_step0, `steps` of them (at least 1).
   __device__ __forceinline__ BlockScaleStream(const ScaleView& s, int64_t row0, int64_t n0,
                                               int64_t n, int64_t k_step0, int steps)
-      : a_step(s.m), left(steps - 1) {
-    const int64_t last_block = (n - 1) / kScaleBlock;
+      : a_step(s.a_block_stride()), left(steps - 1) {
 #pragma unroll
     for (int i = 0; i < kMmaM; ++i)
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int64_t row = row0 + 64 * i + 8 * h;
-        a[i][h] = s.a + k_step0 * s.m + (row < s.m ? row : s.m - 1);
-      }
+      for (int h = 0; h < 2; ++h) a[i][h] = s.a + s.a_block_index(row0 + 64 * i + 8 * h, k_step0);
 #pragma unroll
-    for (int c = 0; c < kUnits; ++c) {
-      const int64_t block = (n0 + int64_t(kUnitN) * c) / kScaleBlock;
-      b[c] = s.b + (block < last_block ? block : last_block) * s.k_blocks + k_step0;
-    }
+    for (int c = 0; c < kUnits; ++c) b[c] = s.b + s.b_block_index(n0 + kUnitN * c, n, k_step0);
   }
 
   __device__ __forceinline__ StepScales<kMmaM, kUnits> next() {
@@ -89,7 +82,7 @@ struct BlockScaleStream {
 #pragma unroll
         for (int h = 0; h < 2; ++h) a[i][h] += a_step;
 #pragma unroll
-      for (int c = 0; c < kUnits; ++c) ++b[c];
+      for (int c = 0; c < kUnits; ++c) b[c] += ScaleView::b_block_stride();
     }
     return s;
   }
