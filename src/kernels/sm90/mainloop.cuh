@@ -475,13 +475,10 @@ struct Sm90Mainloop {
     };
     if (steps <= 0) return;
     zero_sums(acc);
-    // Each step's block scales are loaded two pairs of steps before its adds. Loaded one step
-    // ahead, their latency from L2 held up every add (perf-notes, fp8 v8); a pair ahead, about
-    // 0.7-1 us on one consumer of 64x128, still short of a load's latency under a stream of B at
-    // HBM rate (fp8 v10).
+    // Each step's block scales are loaded a pair of steps before its adds: loaded one step ahead,
+    // their latency from L2 held up every add (perf-notes, fp8 v8).
     auto stream = factor_stream<kOnes>(scales, k_step0, steps);
     Factors f0 = stream.next(), f1 = stream.next();  // of steps kt and kt + 1
-    Factors g0 = stream.next(), g1 = stream.next();  // of steps kt + 2 and kt + 3
     issue_next(sums0);
     int kt = 0;
     for (; kt + 2 < steps; kt += 2) {  // in flight here: step kt in sums0
@@ -493,8 +490,7 @@ struct Sm90Mainloop {
       issue_next(sums0);
       wgmma_wait<1>();
       add_step(kt + 1, 2, sums1, f1);
-      f0 = g0, f1 = g1;
-      g0 = next0, g1 = next1;
+      f0 = next0, f1 = next1;
     }
     if (kt + 1 < steps) {  // the last two steps
       issue_next(sums1);
