@@ -23,13 +23,15 @@ void fill_report(const GemmProblem& p, const GemmOptions& options, const Choice&
                  const std::string& aligned_copies, GemmReport* report) {
   if (report) {
     *report = {
-        Backend::gpu,
-        choice.kernel->info.name,
-        choice.config,
-        choice.source,
-        choice.source == "given" ? std::string() : autotune::to_string(choice.key),
-        autotune::automatic(options.kernel) ? auto_kernel_note(p, *choice.kernel) : std::string(),
-        aligned_copies};
+        .backend = Backend::gpu,
+        .kernel = choice.kernel->info.name,
+        .config = choice.config,
+        .config_source = choice.source,
+        .tuning_key = choice.source == "given" ? std::string() : autotune::to_string(choice.key),
+        .kernel_note = autotune::automatic(options.kernel) ? auto_kernel_note(p, *choice.kernel)
+                                                           : std::string(),
+        .aligned_copies = aligned_copies,
+        .workspace_note = {}};
   }
 }
 

@@ -262,7 +262,11 @@ KernelConfig rules_tile(const std::vector<KernelConfig>& configs, const GemmProb
   // faster than 224 of 128x128).
   trace.tensor_bound = counts_work(p, tail_splits);
   for (const KernelConfig& c : by_area) {
-    RulesWeighing w{c, programs(c, p), programs(c, p) * 8 >= int64_t(sms) * 7};
+    RulesWeighing w{.config = c,
+                    .programs = programs(c, p),
+                    .fills = programs(c, p) * 8 >= int64_t(sms) * 7,
+                    .load = 0.0,
+                    .split = {}};
     w.load = busiest_sm_load(c, p, sms, tail_splits, &w.split);
     trace.weighed.push_back(w);
   }
