@@ -291,8 +291,6 @@ def test_grouped_mm_offsets_and_counts_in_device_memory(dtype, layout_b):
             assert rel(out[begin:end], ACT["silu"](z)) < TOL["bf16"]
         begin = end
     assert torch.isnan(out[begin:]).all()
-    with pytest.raises(ValueError, match="grad"):
-        tilegemm.grouped_mm(a, b.requires_grad_(), offs)
 
     counts = torch.tensor([0, 1, 77, 128], dtype=torch.int32, device="cuda")
     a3 = torch.randn(4, 128, k, device="cuda").to(dtype)
@@ -301,6 +299,84 @@ def test_grouped_mm_offsets_and_counts_in_device_memory(dtype, layout_b):
     for g, c in enumerate(counts.tolist()):
         if c > 0:
             assert rel(d[g, :c], a3[g, :c].double() @ b3[g].double()) < TOL["bf16"]
+
+
+def grouped_reference(form, a, b, sizes, bias, alpha, activation):
+    """grouped_mm group by group on float64 tensors (torch's autograd records it); rows no group
+    takes are zeros, which depend on no input."""
+    act, sizes, out, begin = ACT[activation], sizes.tolist(), [], 0
+    bias_of = (lambda g: bias[g]) if bias.dim() == 2 else (lambda g: bias)
+    for g, size in enumerate(sizes):
+        if form == "offsets":
+            out.append(act(alpha * (a[begin:size] @ b[g]) + bias_of(g)))
+        elif form == "counts":
+            rows = act(alpha * (a[g, :size] @ b[g]) + bias_of(g))
+            out.append(torch.cat([rows, rows.new_zeros(a.shape[1] - size, b.shape[-1])]))
+        else:
+            out.append(act(alpha * (a[:, begin:size] @ b[begin:size]) + bias_of(g)))
+        begin = size
+    if form == "offsets":
+        return torch.cat(out + [a.new_zeros(a.shape[0] - begin, b.shape[-1])])
+    return torch.stack(out)
+
+
+def grouped_operands(form, device, dtype):
+    """Random operands of a grouped_mm form with an empty group, a one-row group and (offsets,
+    k_offsets) rows or tokens past the last group; the layouts the GPU's kernels read."""
+    groups, m, n, k = 5, 48, 40, 72
+    rows = torch.randint(0, 30, (groups,))
+    rows[1], rows[2] = 0, 1
+    if form == "counts":
+        sizes = torch.minimum(rows, torch.tensor(m))
+        a = torch.randn(groups, m, k)
+        b = torch.randn(groups, n, k).transpose(-1, -2)  # column-major entries
+    else:
+        sizes = torch.cumsum(rows, 0)
+        tokens = int(sizes[-1]) + 3
+        if form == "offsets":
+            a, b = torch.randn(tokens, k), torch.randn(groups, k, n)
+        else:  # k_offsets: a = x^T column-major (M, tokens), b = dy row-major (tokens, N)
+            a, b = torch.randn(tokens, m).t(), torch.randn(tokens, n)
+    return (a.to(device, dtype), b.to(device, dtype), sizes.to(device, torch.int32),
+            torch.randn(groups, n).to(device, dtype))
+
+
+@pytest.mark.parametrize("form", ["offsets", "counts", "k_offsets"])
+@pytest.mark.parametrize("device,dtype", [("cuda", torch.float16), ("cuda", torch.bfloat16),
+                                          ("cpu", torch.float32)])
+@pytest.mark.parametrize("activation", [None, "silu"])
+@pytest.mark.parametrize("bias_per_group", [True, False])
+def test_grouped_mm_gradients_against_float64(form, device, dtype, activation, bias_per_group):
+    a, b, sizes, bias = grouped_operands(form, device, dtype)
+    if not bias_per_group:
+        bias = bias[0].clone()
+    leaves = [x.requires_grad_() for x in (a, b, bias)]
+    kwargs = dict(counts=sizes) if form == "counts" else dict(offs=sizes)
+    d = tilegemm.grouped_mm(a, b, bias=bias, alpha=0.5, activation=activation, **kwargs)
+    weight = torch.randn(d.shape, device=device)  # also on rows no group takes: dropped
+    torch.autograd.backward(d, weight.to(d.dtype))
+    mine = [x.grad for x in leaves]
+    copies = [x.detach().double().requires_grad_() for x in leaves]
+    expected = grouped_reference(form, *copies[:2], sizes.cpu(), copies[2], 0.5, activation)
+    torch.autograd.backward(expected, weight.double())
+    tol = {torch.float16: 1e-2, torch.bfloat16: 3e-2, torch.float32: 1e-5}[dtype]
+    for name, x, ref in zip("a b bias".split(), mine, copies):
+        assert x is not None and x.shape == ref.shape and x.dtype == dtype, name
+        assert rel(x, ref.grad) < tol, name
+    with pytest.raises(ValueError, match="out"):
+        tilegemm.grouped_mm(a, b, out=torch.empty_like(d), **kwargs)
+
+
+def test_grouped_mm_opcheck():
+    """torch.library's checks of the op, on sizes that take every row (no row left unwritten)."""
+    a, b, _, bias = grouped_operands("offsets", "cuda", torch.float16)
+    sizes = torch.tensor([8, 8, 20, a.shape[0]], dtype=torch.int32, device="cuda")
+    for x in (a, b, bias):
+        x.requires_grad_()
+    for activation in ("none", "gelu"):
+        torch.library.opcheck(torch.ops.tilegemm.grouped_mm.default,
+                              (a, b[:4], sizes, "offsets", bias[:4], 0.5, activation, 0.01, None,
+                               "", "auto", "auto"))
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])

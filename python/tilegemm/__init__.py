@@ -71,8 +71,10 @@ def grouped_mm(a, b, offs=None, *, counts=None, bias=None, alpha=1.0, activation
     masked layout); group g takes rows 0 .. counts[g]-1 of its entry, and its other rows are not
     written. Either way the sizes lie beside a (device memory for device arrays) and are read when
     the call runs, so a captured CUDA graph takes new sizes at each replay; no group needs padding.
-    bias: (N,), or (groups, N). Other arguments as ``matmul``. No gradients yet (torch tensors
-    that require grad are refused).
+    bias: (N,), or (groups, N). Other arguments as ``matmul``. torch tensors record gradients
+    for a, b and bias through the custom op ``torch.ops.tilegemm.grouped_mm`` (its backward pass
+    runs grouped products, with the sizes read on the device only); out is not taken there, and
+    the gradient of rows no group takes is dropped.
     """
     return adapter_of(a).grouped_mm(a, b, offs, counts, bias, alpha, activation,
                                     leaky_relu_slope, out_dtype, out, config, kernel, backend)

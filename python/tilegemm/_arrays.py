@@ -69,6 +69,15 @@ def output_shape(a_shape, b_shape):
     return tuple(_native.output_shape(list(a_shape), list(b_shape)))  # raises with the reason
 
 
+def grouped_output_shape(form, a_shape, b_shape, sizes_shape):
+    """grouped_mm's output shape: (tokens, N) for offs over a 3-D b, (groups, rows, N) for counts,
+    (groups, M, N) for offs over a 2-D b (K split into groups). The native call checks the rest."""
+    if form == "k_offsets":
+        groups = sizes_shape[0] if len(sizes_shape) == 1 else 0
+        return (groups, a_shape[0], b_shape[1])
+    return tuple(a_shape[:-1]) + (b_shape[-1],)
+
+
 class Adapter:
     """One array library. Subclasses name its dtypes and how it allocates."""
 
@@ -165,8 +174,11 @@ class Adapter:
         return self.matmul(a, b, None, 1.0, None, None, None, 0.01, None, out, None, "auto", "auto",
                            None, None)
 
-    def grouped_mm(self, a, b, offs, counts, bias, alpha, activation, leaky_relu_slope, out_dtype,
-                   out, config, kernel, backend):
+    def grouped_arguments(self, a, b, offs, counts, bias, alpha, activation, leaky_relu_slope,
+                          out_dtype, out):
+        """Checks what Python can check of a grouped_mm call. Returns its form ("offsets",
+        "counts" or "k_offsets"), the sizes, and the native call's bias, alpha, activation and
+        leaky_relu_slope, and out_dtype as the library's dtype."""
         if (offs is None) == (counts is None):
             raise ValueError("offs, counts: give one of them (offs: a is (tokens, K), each "
                              "group's rows one after the other; counts: a is (groups, rows, K))")
@@ -185,12 +197,16 @@ class Adapter:
                 if form != "counts" else "(groups, rows, K) and (groups, K, N)"
             raise ValueError(f"a, b: {name} takes a and b of shapes {want}; theirs are "
                              f"{tuple(a.shape)} and {tuple(b.shape)}")
+        return form, sizes, bias, alpha, activation, slope, out_dtype
+
+    def grouped_mm(self, a, b, offs, counts, bias, alpha, activation, leaky_relu_slope, out_dtype,
+                   out, config, kernel, backend):
+        form, sizes, bias, alpha, activation, slope, out_dtype = self.grouped_arguments(
+            a, b, offs, counts, bias, alpha, activation, leaky_relu_slope, out_dtype, out)
         given = out is not None
         if not given:
-            groups = sizes.shape[0] if len(sizes.shape) == 1 else 0
-            shape = (groups, a.shape[0], b.shape[1]) if form == "k_offsets" else \
-                tuple(a.shape[:-1]) + (b.shape[-1],)
-            out = self.empty(shape, a.dtype if out_dtype is None else out_dtype, a)
+            out = self.empty(grouped_output_shape(form, a.shape, b.shape, sizes.shape),
+                             a.dtype if out_dtype is None else out_dtype, a)
         else:
             self.check_writable(out)
         stream = self.stream(a)

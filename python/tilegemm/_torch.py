@@ -1,6 +1,7 @@
-"""tilegemm.matmul for torch tensors: on torch's current stream, with the output and the workspace
-from torch's caching allocator, so that calls are safe to capture in ``torch.cuda.graph``; and the
-custom op ``torch.ops.tilegemm.matmul`` (a fake implementation for tracing, autograd), which
+"""tilegemm.matmul and grouped_mm for torch tensors: on torch's current stream, with the output and
+the workspace from torch's caching allocator, so that calls are safe to capture in
+``torch.cuda.graph``; and the custom ops ``torch.ops.tilegemm.matmul`` and
+``torch.ops.tilegemm.grouped_mm`` (a fake implementation for tracing, autograd), which
 ``torch.compile`` sees. Eager calls that need neither tracing nor gradients skip the dispatcher."""
 
 from typing import Optional
@@ -9,7 +10,7 @@ import torch
 import torch.nn.functional as F
 
 from . import _tilegemm as _native
-from ._arrays import Adapter, output_shape
+from ._arrays import Adapter, grouped_output_shape, output_shape
 
 
 # DLPack capsules straight from torch's C++ (Tensor.__dlpack__ adds Python-level checks and
@@ -76,6 +77,15 @@ _ACTIVATIONS = {
 }
 
 
+def _through_activation(z, grad, activation, slope):
+    """D's gradient through the activation, at z: the product before it, computed again in the
+    backward pass rather than kept from the forward."""
+    with torch.enable_grad():
+        z = z.detach().requires_grad_()
+        (grad,) = torch.autograd.grad(_ACTIVATIONS[activation](z, slope), z, grad)
+    return grad
+
+
 def _setup_context(ctx, inputs, output):
     a, b, c, bias, alpha, beta, activation, slope, out_dtype, precision, config, kernel, backend, \
         autotune = inputs
@@ -89,12 +99,9 @@ def _backward(ctx, grad):
     alpha, beta, activation, slope, out_dtype, precision, config, kernel, backend, autotune = \
         ctx.options
     if activation != "none":
-        # The product before the activation, computed again rather than kept from the forward.
         z = matmul_op(a, b, c, bias, alpha, beta, "none", slope, out_dtype, precision, config, kernel,
                       backend, autotune)
-        with torch.enable_grad():
-            z = z.detach().requires_grad_()
-            (grad,) = torch.autograd.grad(_ACTIVATIONS[activation](z, slope), z, grad)
+        grad = _through_activation(z, grad, activation, slope)
     grad_a = grad_b = grad_c = grad_bias = None
     if ctx.needs_input_grad[0]:
         g = grad.to(a.dtype)
@@ -112,6 +119,110 @@ def _backward(ctx, grad):
 
 
 matmul_op.register_autograd(_backward, setup_context=_setup_context)
+
+
+@torch.library.custom_op("tilegemm::grouped_mm", mutates_args=())
+def grouped_mm_op(a: torch.Tensor, b: torch.Tensor, sizes: torch.Tensor, form: str,
+                  bias: Optional[torch.Tensor], alpha: float, activation: str,
+                  leaky_relu_slope: float, out_dtype: Optional[torch.dtype], config: str,
+                  kernel: str, backend: str) -> torch.Tensor:
+    """grouped_mm in the form given ("offsets", "counts", "k_offsets"); rows no group takes are
+    left as torch.empty gives them."""
+    out = torch.empty(grouped_output_shape(form, a.shape, b.shape, sizes.shape),
+                      dtype=a.dtype if out_dtype is None else out_dtype, device=a.device)
+    _native.grouped(_capsule(a), _capsule(b), _capsule(out), _capsule(sizes), form,
+                    None if bias is None else _capsule(bias), alpha, activation,
+                    leaky_relu_slope, config, kernel, backend, _stream(a), _workspace_alloc(a))
+    return out
+
+
+@grouped_mm_op.register_fake
+def _(a, b, sizes, form, bias, alpha, activation, leaky_relu_slope, out_dtype, config, kernel,
+      backend):
+    return a.new_empty(grouped_output_shape(form, a.shape, b.shape, sizes.shape),
+                       dtype=a.dtype if out_dtype is None else out_dtype)
+
+
+def _grouped_setup_context(ctx, inputs, output):
+    a, b, sizes, form, bias, alpha, activation, slope, out_dtype, config, kernel, backend = inputs
+    ctx.save_for_backward(a, b, sizes, bias)
+    ctx.options = (form, alpha, activation, slope, out_dtype, config, kernel, backend)
+
+
+def _rows_taken(sizes, rows, like):
+    """(rows,) bool: which of the offsets form's rows a group takes (those before the last
+    offset); worked out on the device, so that the backward pass never waits for the sizes."""
+    if sizes.numel() == 0:
+        return torch.zeros(rows, dtype=torch.bool, device=like.device)
+    return torch.arange(rows, device=like.device) < sizes[-1].to(like.device)
+
+
+def _grouped_backward(ctx, grad):
+    a, b, sizes, bias = ctx.saved_tensors
+    form, alpha, activation, slope, out_dtype, config, kernel, backend = ctx.options
+    if activation != "none":
+        z = grouped_mm_op(a, b, sizes, form, bias, alpha, "none", slope, out_dtype, config,
+                          kernel, backend)
+        grad = _through_activation(z, grad, activation, slope)
+    zero = grad.new_zeros(())
+    # Rows of D that no group takes are no function of the inputs: their gradient is dropped
+    # (torch.where, not a product: an activation's gradient of an unwritten row may be NaN).
+    if form == "offsets":
+        grad = torch.where(_rows_taken(sizes, grad.shape[0], grad)[:, None], grad, zero)
+    elif form == "counts":
+        taken = torch.arange(grad.shape[1], device=grad.device)[None, :] < \
+            sizes.to(grad.device)[:, None]
+        grad = torch.where(taken[..., None], grad, zero)
+    g = grad.to(a.dtype).contiguous()
+
+    # alpha * the grouped product of x and y, no epilogue; its own config (its shape is not the
+    # forward's).
+    def grouped(x, y, form_of, scale=alpha):
+        return grouped_mm_op(x, y, sizes, form_of, None, scale, "none", slope, None, "", kernel,
+                             backend)
+
+    grad_a = grad_b = grad_bias = None
+    if form == "offsets":  # a (T, K), b (G, K, N), D (T, N)
+        if ctx.needs_input_grad[0]:
+            taken = _rows_taken(sizes, a.shape[0], a)[:, None]
+            grad_a = torch.where(taken, grouped(g, b.transpose(-1, -2), "offsets"), zero)
+        if ctx.needs_input_grad[1]:  # each group's a^T g: K split into groups
+            grad_b = grouped(a.contiguous().t(), g, "k_offsets")
+    elif form == "counts":  # a (G, R, K), b (G, K, N), D (G, R, N)
+        taken = (torch.arange(a.shape[1], device=a.device)[None, :] <
+                 sizes.to(a.device)[:, None])[..., None]
+        if ctx.needs_input_grad[0]:
+            grad_a = torch.where(taken, grouped(g, b.transpose(-1, -2), "counts"), zero)
+        if ctx.needs_input_grad[1]:  # rows past a group's count are not read: they may be NaN
+            a_taken = torch.where(taken, a, a.new_zeros(()))
+            grad_b = alpha * (a_taken.transpose(-1, -2) @ g)
+    else:  # k_offsets: a (M, T), b (T, N), D (G, M, N); group g's tokens along T
+        taken = _rows_taken(sizes, a.shape[1], a)[:, None]
+        if ctx.needs_input_grad[0]:  # grad_a^T (T, M): each token's row of b times D's gradient^T
+            grad_a = torch.where(taken, grouped(b.contiguous(), g.transpose(-1, -2), "offsets"),
+                                 zero).t()
+        if ctx.needs_input_grad[1]:
+            grad_b = torch.where(taken, grouped(a.t().contiguous(), g, "offsets"), zero)
+    if bias is not None and ctx.needs_input_grad[4]:
+        if bias.dim() == 1:
+            grad_bias = grad.sum(tuple(range(grad.dim() - 1)))
+        elif form == "offsets":
+            # Each group's rows summed by the grouped product itself (in order: the same sums
+            # at every run, where index_add_'s atomics are not): ones times g, K split into the
+            # groups. Eight rows of ones, column-major, as the GPU's k_offsets form reads A.
+            ones = g.new_ones(g.shape[0], 8).t()
+            grad_bias = grouped(ones, g, "k_offsets", 1.0)[:, 0]
+        else:
+            grad_bias = grad.sum(1)
+        grad_bias = grad_bias.to(bias.dtype)
+    if grad_a is not None:
+        grad_a = grad_a.to(a.dtype)
+    if grad_b is not None:
+        grad_b = grad_b.to(b.dtype)
+    return (grad_a, grad_b, None, None, grad_bias) + (None,) * 7
+
+
+grouped_mm_op.register_autograd(_grouped_backward, setup_context=_grouped_setup_context)
 
 
 class TorchAdapter(Adapter):
@@ -146,12 +257,19 @@ class TorchAdapter(Adapter):
 
     def grouped_mm(self, a, b, offs, counts, bias, alpha, activation, leaky_relu_slope, out_dtype,
                    out, config, kernel, backend):
-        if torch.is_grad_enabled() and (_requires_grad(a) or _requires_grad(b) or
-                                        _requires_grad(bias)):
-            raise ValueError("a, b, bias: grouped_mm computes no gradients yet; call it under "
-                             "torch.no_grad() or on tensors that do not require grad")
-        return Adapter.grouped_mm(self, a, b, offs, counts, bias, alpha, activation,
-                                  leaky_relu_slope, out_dtype, out, config, kernel, backend)
+        traced = torch.compiler.is_compiling()
+        needs_grad = torch.is_grad_enabled() and (
+            _requires_grad(a) or _requires_grad(b) or _requires_grad(bias))
+        if not traced and not needs_grad:
+            return Adapter.grouped_mm(self, a, b, offs, counts, bias, alpha, activation,
+                                      leaky_relu_slope, out_dtype, out, config, kernel, backend)
+        if out is not None:  # as torch's out= arguments: no gradients through them
+            raise ValueError("out: not taken where gradients are recorded or under torch.compile; "
+                             "call grouped_mm without out (or under torch.no_grad())")
+        form, sizes, bias, alpha, activation, slope, out_dtype = self.grouped_arguments(
+            a, b, offs, counts, bias, alpha, activation, leaky_relu_slope, out_dtype, out)
+        return grouped_mm_op(a, b, sizes, form, bias, alpha, activation, slope, out_dtype,
+                             config or "", kernel or "auto", backend or "auto")
 
     def gemm_grouped(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype,
                      out, config, kernel, backend):
