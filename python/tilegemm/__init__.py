@@ -92,7 +92,10 @@ def gemm_grouped(a, b, *, c=None, alpha=1.0, beta=None, bias=None, activation=No
     problem (each may be None). alpha, beta: one number for every problem (beta: for those with
     a c), or a list; beta defaults to 1 where c[i] is given. On the GPU (fp16 and bf16 on Hopper)
     they run in one launch; otherwise one call after another. Errors name the problem:
-    "problems[3]: ...". The other arguments as ``matmul``; no gradients yet.
+    "problems[3]: ...". The other arguments as ``matmul``. torch tensors record gradients
+    through ``torch.ops.tilegemm.gemm_grouped`` (its backward pass: two gemm_grouped calls, for
+    a and b); c and bias get theirs where every problem has one (a list with None in it is no
+    tensor to autograd); out is not taken there.
     """
     if not isinstance(a, (list, tuple)) or not a:
         if isinstance(a, (list, tuple)):

@@ -217,8 +217,11 @@ class Adapter:
                         _text("backend", backend, "auto"), stream, self.workspace_alloc(a))
         return self.finish(out, stream) if not given else out
 
-    def gemm_grouped(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype,
-                     out, config, kernel, backend):
+    def gemm_grouped_arguments(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope,
+                               out_dtype, out):
+        """Checks what Python can check of a gemm_grouped call, naming the problem. Returns each
+        problem's (c, bias, alpha, beta), the activation, leaky_relu_slope, out_dtype as the
+        library's dtype, and out as a list (None for each problem without one)."""
         count = _count("a", a)
         if _count("b", b) != count:
             raise ValueError(f"b: {len(b)} arrays, while a has {count}")
@@ -228,7 +231,7 @@ class Adapter:
         betas = _each("beta", beta, count, number=True)
         if not isinstance(beta, (list, tuple)):  # one beta: for the problems that have a c
             betas = [None if x is None else y for x, y in zip(cs, betas)]
-        results, args = [], []
+        args, act, slope, dtype = [], "none", 0.01, None
         for i in range(count):
             try:
                 if len(a[i].shape) != 2 or len(b[i].shape) != 2:
@@ -237,18 +240,23 @@ class Adapter:
                 (c_i, bias_i, alpha_i, beta_i, act, slope, _), dtype = self.arguments(
                     a[i], b[i], cs[i], alphas[i], betas[i], biases[i], activation,
                     leaky_relu_slope, "ieee", out_dtype, outs[i])
-                if outs[i] is None:
-                    result = self.empty(output_shape(a[i].shape, b[i].shape),
-                                        a[i].dtype if dtype is None else dtype, a[i])
-                else:
+                if outs[i] is not None:
                     self.check_writable(outs[i])
-                    result = outs[i]
             except (TypeError, ValueError) as e:
                 raise type(e)(f"problems[{i}]: {e}") from None
-            results.append(result)
             args.append((c_i, bias_i, alpha_i, beta_i))
-        if count == 0:
-            return results
+        return args, act, slope, dtype, outs
+
+    def gemm_grouped(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype,
+                     out, config, kernel, backend):
+        args, act, slope, dtype, outs = self.gemm_grouped_arguments(
+            a, b, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype, out)
+        if not args:
+            return []
+        results = [x if x is not None else
+                   self.empty(output_shape(a[i].shape, b[i].shape),
+                              a[i].dtype if dtype is None else dtype, a[i])
+                   for i, x in enumerate(outs)]
         native = self.native
         stream = self.stream(a[0])
         _native.run_grouped([native(x) for x in a], [native(x) for x in b],

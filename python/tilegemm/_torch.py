@@ -1,10 +1,10 @@
-"""tilegemm.matmul and grouped_mm for torch tensors: on torch's current stream, with the output and
-the workspace from torch's caching allocator, so that calls are safe to capture in
-``torch.cuda.graph``; and the custom ops ``torch.ops.tilegemm.matmul`` and
-``torch.ops.tilegemm.grouped_mm`` (a fake implementation for tracing, autograd), which
-``torch.compile`` sees. Eager calls that need neither tracing nor gradients skip the dispatcher."""
+"""tilegemm.matmul, grouped_mm and gemm_grouped for torch tensors: on torch's current stream, with
+the output and the workspace from torch's caching allocator, so that calls are safe to capture in
+``torch.cuda.graph``; and the custom ops ``torch.ops.tilegemm.matmul``, ``.grouped_mm`` and
+``.gemm_grouped`` (a fake implementation for tracing, autograd), which ``torch.compile`` sees.
+Eager calls that need neither tracing nor gradients skip the dispatcher."""
 
-from typing import Optional
+from typing import List, Optional
 
 import torch
 import torch.nn.functional as F
@@ -225,6 +225,81 @@ def _grouped_backward(ctx, grad):
 grouped_mm_op.register_autograd(_grouped_backward, setup_context=_grouped_setup_context)
 
 
+@torch.library.custom_op("tilegemm::gemm_grouped", mutates_args=())
+def gemm_grouped_op(a: List[torch.Tensor], b: List[torch.Tensor], c: List[Optional[torch.Tensor]],
+                    bias: List[Optional[torch.Tensor]], alpha: List[float], beta: List[float],
+                    activation: str, leaky_relu_slope: float, out_dtype: Optional[torch.dtype],
+                    config: str, kernel: str, backend: str) -> List[torch.Tensor]:
+    """gemm_grouped's problems, each D_i = act(alpha_i * a_i b_i + beta_i * c_i + bias_i)."""
+    out = [torch.empty(output_shape(x.shape, y.shape),
+                       dtype=x.dtype if out_dtype is None else out_dtype, device=x.device)
+           for x, y in zip(a, b)]
+    if a:
+        _native.run_grouped([_capsule(x) for x in a], [_capsule(x) for x in b],
+                            [_capsule(x) for x in out],
+                            [None if x is None else _capsule(x) for x in c],
+                            [None if x is None else _capsule(x) for x in bias], alpha, beta,
+                            activation, leaky_relu_slope, config, kernel, backend,
+                            _stream(a[0]), _workspace_alloc(a[0]))
+    return out
+
+
+@gemm_grouped_op.register_fake
+def _(a, b, c, bias, alpha, beta, activation, leaky_relu_slope, out_dtype, config, kernel, backend):
+    return [x.new_empty(output_shape(x.shape, y.shape),
+                        dtype=x.dtype if out_dtype is None else out_dtype) for x, y in zip(a, b)]
+
+
+def _gemm_grouped_setup_context(ctx, inputs, output):
+    a, b, c, bias, alpha, beta, activation, slope, out_dtype, config, kernel, backend = inputs
+    ctx.save_for_backward(*a, *b, *(x for x in c if x is not None),
+                          *(x for x in bias if x is not None))
+    ctx.given = ([x is not None for x in c], [x is not None for x in bias])
+    ctx.options = (alpha, beta, activation, slope, out_dtype, config, kernel, backend)
+
+
+def _gemm_grouped_backward(ctx, grads):
+    alpha, beta, activation, slope, out_dtype, config, kernel, backend = ctx.options
+    saved, (has_c, has_bias) = list(ctx.saved_tensors), ctx.given
+    count = len(has_c)
+    a, b = saved[:count], saved[count:2 * count]
+    rest = iter(saved[2 * count:])
+    c = [next(rest) if x else None for x in has_c]
+    bias = [next(rest) if x else None for x in has_bias]
+    if activation != "none":
+        z = gemm_grouped_op(a, b, c, bias, alpha, beta, "none", slope, out_dtype, config, kernel,
+                            backend)
+        grads = [_through_activation(zi, g, activation, slope) for zi, g in zip(z, grads)]
+    g = [x.to(y.dtype).contiguous() for x, y in zip(grads, a)]
+    none = [None] * count
+
+    def products(x, y):  # alpha_i * x_i y_i, every problem in one call, each its own config
+        return gemm_grouped_op(x, y, none, none, alpha, [0.0] * count, "none", slope, None, "",
+                               kernel, backend)
+
+    # needs_input_grad holds a flag per problem for a list of tensors; a list with a None in it
+    # (a problem without c or bias) is no tensor to autograd, and gets no gradient (None).
+    needs = ctx.needs_input_grad
+
+    def per_problem(arg, grads_of):
+        flags = needs[arg]
+        if not isinstance(flags, (list, tuple)) or not any(flags):
+            return None
+        return [x if flag else None for x, flag in zip(grads_of(), flags)]
+
+    grad_a = per_problem(0, lambda: [x.to(y.dtype) for x, y in
+                                     zip(products(g, [y.t() for y in b]), a)])
+    grad_b = per_problem(1, lambda: [x.to(y.dtype) for x, y in
+                                     zip(products([x.t() for x in a], g), b)])
+    grad_c = per_problem(2, lambda: [(s * gi).to(x.dtype) for x, s, gi in zip(c, beta, grads)])
+    grad_bias = per_problem(3, lambda: [gi.sum(0).to(x.dtype) for x, gi in zip(bias, grads)])
+    return (grad_a, grad_b, grad_c, grad_bias) + (None,) * 8
+
+
+gemm_grouped_op.register_autograd(_gemm_grouped_backward,
+                                  setup_context=_gemm_grouped_setup_context)
+
+
 class TorchAdapter(Adapter):
     library = "torch"
     dtypes = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}
@@ -273,13 +348,23 @@ class TorchAdapter(Adapter):
 
     def gemm_grouped(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype,
                      out, config, kernel, backend):
-        if torch.is_grad_enabled() and any(
-                _requires_grad(x) for group in (a, b, c, bias)
-                if isinstance(group, (list, tuple)) for x in group):
-            raise ValueError("a, b, c, bias: gemm_grouped computes no gradients yet; call it "
-                             "under torch.no_grad() or on tensors that do not require grad")
-        return Adapter.gemm_grouped(self, a, b, c, alpha, beta, bias, activation,
-                                    leaky_relu_slope, out_dtype, out, config, kernel, backend)
+        traced = torch.compiler.is_compiling()
+        needs_grad = torch.is_grad_enabled() and any(
+            _requires_grad(x) for group in (a, b, c, bias)
+            if isinstance(group, (list, tuple)) for x in group)
+        if not traced and not needs_grad:
+            return Adapter.gemm_grouped(self, a, b, c, alpha, beta, bias, activation,
+                                        leaky_relu_slope, out_dtype, out, config, kernel, backend)
+        if out is not None:  # as torch's out= arguments: no gradients through them
+            raise ValueError("out: not taken where gradients are recorded or under torch.compile; "
+                             "call gemm_grouped without out (or under torch.no_grad())")
+        args, act, slope, out_dtype, _ = self.gemm_grouped_arguments(
+            a, b, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype, out)
+        if not args:
+            return []
+        return gemm_grouped_op(list(a), list(b), [x[0] for x in args], [x[1] for x in args],
+                               [x[2] for x in args], [x[3] for x in args], act, slope, out_dtype,
+                               config or "", kernel or "auto", backend or "auto")
 
     def product(self, a, b, out):
         # Eager tensors (no subclass) of one dtype tilegemm takes, with no gradient to record:
