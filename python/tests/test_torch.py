@@ -418,6 +418,22 @@ def test_gemm_grouped_gradients_against_float64(device, dtype, activation):
         tilegemm.gemm_grouped(a, b, out=[torch.empty_like(x) for x in d])
 
 
+def test_gemm_grouped_opcheck():
+    sizes = [(40, 24, 56), (8, 16, 24)]
+    a = [torch.randn(m, k, device="cuda", dtype=torch.float16, requires_grad=True)
+         for m, n, k in sizes]
+    b = [torch.randn(k, n, device="cuda", dtype=torch.float16, requires_grad=True)
+         for m, n, k in sizes]
+    c = [torch.randn(m, n, device="cuda", dtype=torch.float16, requires_grad=True)
+         for m, n, k in sizes]
+    bias = [torch.randn(n, device="cuda", dtype=torch.float16, requires_grad=True)
+            for m, n, k in sizes]
+    for activation in ("none", "gelu"):
+        torch.library.opcheck(torch.ops.tilegemm.gemm_grouped.default,
+                              (a, b, c, bias, [1.0, 0.5], [0.5, 1.0], activation, 0.01, None, "",
+                               "auto", "auto"))
+
+
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 def test_gemm_grouped_problems_in_one_launch_and_under_a_graph(dtype):
     sizes = [(300, 200, 520), (0, 64, 64), (64, 0, 64), (17, 256, 0), (1, 136, 72), (512, 384, 256)]
