@@ -300,6 +300,18 @@ gemm_grouped_op.register_autograd(_gemm_grouped_backward,
                                   setup_context=_gemm_grouped_setup_context)
 
 
+def _through_op(tensors, out, call):
+    """Whether a grouped call goes through its custom op: under torch.compile, or where autograd
+    records one of `tensors`. There out is refused, as torch refuses out= with gradients."""
+    if not torch.compiler.is_compiling() and not (
+            torch.is_grad_enabled() and any(_requires_grad(x) for x in tensors)):
+        return False
+    if out is not None:
+        raise ValueError(f"out: not taken where gradients are recorded or under torch.compile; "
+                         f"call {call} without out (or under torch.no_grad())")
+    return True
+
+
 class TorchAdapter(Adapter):
     library = "torch"
     dtypes = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}
@@ -332,15 +344,9 @@ class TorchAdapter(Adapter):
 
     def grouped_mm(self, a, b, offs, counts, bias, alpha, activation, leaky_relu_slope, out_dtype,
                    out, config, kernel, backend):
-        traced = torch.compiler.is_compiling()
-        needs_grad = torch.is_grad_enabled() and (
-            _requires_grad(a) or _requires_grad(b) or _requires_grad(bias))
-        if not traced and not needs_grad:
+        if not _through_op((a, b, bias), out, "grouped_mm"):
             return Adapter.grouped_mm(self, a, b, offs, counts, bias, alpha, activation,
                                       leaky_relu_slope, out_dtype, out, config, kernel, backend)
-        if out is not None:  # as torch's out= arguments: no gradients through them
-            raise ValueError("out: not taken where gradients are recorded or under torch.compile; "
-                             "call grouped_mm without out (or under torch.no_grad())")
         form, sizes, bias, alpha, activation, slope, out_dtype = self.grouped_arguments(
             a, b, offs, counts, bias, alpha, activation, leaky_relu_slope, out_dtype, out)
         return grouped_mm_op(a, b, sizes, form, bias, alpha, activation, slope, out_dtype,
@@ -348,16 +354,11 @@ class TorchAdapter(Adapter):
 
     def gemm_grouped(self, a, b, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype,
                      out, config, kernel, backend):
-        traced = torch.compiler.is_compiling()
-        needs_grad = torch.is_grad_enabled() and any(
-            _requires_grad(x) for group in (a, b, c, bias)
-            if isinstance(group, (list, tuple)) for x in group)
-        if not traced and not needs_grad:
+        tensors = [x for group in (a, b, c, bias) if isinstance(group, (list, tuple))
+                   for x in group]
+        if not _through_op(tensors, out, "gemm_grouped"):
             return Adapter.gemm_grouped(self, a, b, c, alpha, beta, bias, activation,
                                         leaky_relu_slope, out_dtype, out, config, kernel, backend)
-        if out is not None:  # as torch's out= arguments: no gradients through them
-            raise ValueError("out: not taken where gradients are recorded or under torch.compile; "
-                             "call gemm_grouped without out (or under torch.no_grad())")
         args, act, slope, out_dtype, _ = self.gemm_grouped_arguments(
             a, b, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype, out)
         if not args:
