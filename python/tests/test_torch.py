@@ -9,6 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 import tilegemm  # noqa: E402
+import tilegemm._torch  # noqa: E402  (registers the custom ops that opcheck reads)
 import tilegemm.nn  # noqa: E402
 from conftest import TOLERANCE  # noqa: E402
 
