@@ -1,5 +1,7 @@
 #include "array_problem.hpp"
 
+#include "problem/scales.hpp"
+
 namespace tilegemm::python {
 namespace {
 
@@ -73,7 +75,8 @@ Status check_out_and_places(const MatmulArgs& args, const std::vector<int64_t>& 
   }
   const auto given = [](const std::optional<ArrayRef>& x) { return x ? &*x : nullptr; };
   for (const ArrayRef* other :
-       {&args.b, &args.out, given(args.c), given(args.bias), given(args.sizes)}) {
+       {&args.b, &args.out, given(args.c), given(args.bias), given(args.sizes), given(args.scale_a),
+        given(args.scale_b), given(args.scale_result), given(args.amax)}) {
     if (other && (other->on_gpu != args.a.on_gpu || other->device_id != args.a.device_id)) {
       return invalid(std::string(other->name) + ": is on " + device_text(*other) +
                      ", while a is on " + device_text(args.a));
@@ -109,6 +112,69 @@ Status take_bias(const MatmulArgs& args, const std::vector<int64_t>& batch, Gemm
   }
   p->epilogue.bias = bias.data;
   p->epilogue.bias_dtype = bias.dtype;
+  return Status::success();
+}
+
+int64_t element_count(const ArrayRef& array) {
+  int64_t count = 1;
+  for (int64_t size : array.shape) count *= size;
+  return count;
+}
+
+// Whether `array` is rows x cols with element (r, c) at r * row_stride + c * col_stride, for the
+// dimensions of more than one element (a dimension of one has no stride that matters).
+bool lies_as(const ArrayRef& array, int64_t rows, int64_t cols, int64_t row_stride,
+             int64_t col_stride) {
+  if (array.shape != std::vector<int64_t>{rows, cols}) return false;
+  return (rows <= 1 || array.strides[0] == row_stride) &&
+         (cols <= 1 || array.strides[1] == col_stride);
+}
+
+// fp8 scales (scaled_mm): float32, their mode from their shapes (array_problem.hpp), shared by
+// every batch entry; an fp8 out's scale and amax, one float32 each. The library checks the rest
+// (fp8 inputs, an fp8 out for scale_result and amax).
+Status take_scales(const MatmulArgs& args, GemmProblem* p) {
+  p->fast_accumulation = args.fast_accumulation;
+  for (const auto* x : {&args.scale_a, &args.scale_b, &args.scale_result, &args.amax}) {
+    if (*x && (*x)->dtype != DType::fp32) {
+      return invalid(std::string((*x)->name) + ": its dtype is " +
+                     std::string(to_string((*x)->dtype)) + "; it holds float32 values");
+    }
+  }
+  for (const auto* x : {&args.scale_result, &args.amax}) {
+    if (*x && element_count(**x) != 1) {
+      return invalid(std::string((*x)->name) + ": its shape is " + shape_text((*x)->shape) +
+                     "; it holds one value");
+    }
+  }
+  if (args.scale_result) p->d.scale = static_cast<const float*>(args.scale_result->data);
+  if (args.amax) p->d.amax = static_cast<float*>(args.amax->data);
+  if (!args.scale_a && !args.scale_b) return Status::success();
+  if (!args.scale_a || !args.scale_b) {
+    return invalid(std::string(args.scale_a ? "scale_b" : "scale_a") + ": is None, while " +
+                   (args.scale_a ? "scale_a" : "scale_b") +
+                   " is given; give both scales or neither");
+  }
+  const ArrayRef &sa = *args.scale_a, &sb = *args.scale_b;
+  const int64_t m = p->m, n = p->n, kb = scale_blocks(p->k), nb = scale_blocks(p->n);
+  ScaleMode mode = ScaleMode::none;
+  if (element_count(sa) == 1 && element_count(sb) == 1) {
+    mode = ScaleMode::tensor;
+  } else if (lies_as(sa, m, 1, 1, 1) && lies_as(sb, 1, n, n, 1)) {
+    mode = ScaleMode::channel;
+  } else if (lies_as(sa, m, kb, 1, m) && lies_as(sb, kb, nb, 1, kb)) {
+    mode = ScaleMode::block;
+  } else {
+    return invalid(
+        "scale_a, scale_b: shapes " + shape_text(sa.shape) + " and " + shape_text(sb.shape) +
+        " with strides " + shape_text(sa.strides) + " and " + shape_text(sb.strides) +
+        " are none of the scale modes: per tensor, one value each; per row and "
+        "column, " +
+        shape_text({m, 1}) + " and " + shape_text({1, n}) +
+        " (contiguous); 1 x 128 and 128 x 128 blocks, " + shape_text({m, kb}) + " and " +
+        shape_text({kb, nb}) + ", both column-major (x.t().contiguous().t() makes a scale so)");
+  }
+  p->scales = {mode, static_cast<const float*>(sa.data), static_cast<const float*>(sb.data)};
   return Status::success();
 }
 
@@ -337,6 +403,7 @@ Status make_problem(const MatmulArgs& args, GemmProblem* problem) {
       !s.ok()) {
     return s;
   }
+  if (Status s = take_scales(args, &p); !s.ok()) return s;
   if (args.groups == GroupForm::counts) return take_sizes(args, count, &p);
   return Status::success();
 }

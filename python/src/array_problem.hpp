@@ -9,6 +9,11 @@
 //     so no view costs a copy; any other strides are refused (make the array contiguous);
 //   - c (torch.addmm's `input`) has out's shape, or is one M x N matrix for every batch entry;
 //     bias is a vector of N values, or one per batch entry (batch x N);
+//   - fp8 scales (tilegemm.scaled_mm, following torch._scaled_mm) say their mode by their
+//     shapes: one value each (per tensor); (M, 1) and (1, N) (per row of A and column of B);
+//     (M, ceil(K/128)) and (ceil(K/128), ceil(N/128)) (1 x 128 and 128 x 128 blocks), both
+//     column-major, as the library stores block scales (A's M rows of a K block together; B's
+//     the transpose of DeepSeek-V3's (N/128, K/128) weight scales);
 //   - a grouped GEMM (tilegemm.grouped_mm, following torch._grouped_mm) gives its groups' sizes
 //     as int32 values: with `offsets`, a is tokens x K with each group's rows one after the
 //     other, b is groups x K x N and out tokens x N; with `counts`, a, b and out are batches of
@@ -46,6 +51,11 @@ struct MatmulArgs {
   std::string precision = "ieee";
   GroupForm groups = GroupForm::none;
   std::optional<ArrayRef> sizes;  // the groups' sizes (offsets or counts), one int32 a group
+  // fp8 a and b (tilegemm.scaled_mm, as torch._scaled_mm): float32 scales, whose shapes say the
+  // mode (take_scales in array_problem.cpp); an fp8 out's scale and its amax (one float32 each);
+  // fast accumulation (use_fast_accum).
+  std::optional<ArrayRef> scale_a, scale_b, scale_result, amax;
+  bool fast_accumulation = false;
 };
 
 // The output's shape for a and b: their batch (the one that has one) then M x N. Empty with

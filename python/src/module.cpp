@@ -37,16 +37,24 @@ nb::dict dict_of(std::initializer_list<std::pair<const char*, nb::object>> items
   return d;
 }
 
+// DLPack's codes of the fp8 types (DLPack 1.1's kDLFloat8_e4m3fn and kDLFloat8_e5m2), which
+// nanobind's dtype_code does not name: tilegemm's fp8_e4m3 is OCP's E4M3 ("fn": finite, NaN at
+// 0x7f), as torch.float8_e4m3fn.
+constexpr uint8_t kDLPackFloat8E4M3Fn = 10, kDLPackFloat8E5M2 = 12;
+
 DType dtype_of(const Array& array, const char* name) {
   const nb::dlpack::dtype t = array.dtype();
   if (t.lanes == 1) {
     if (t.code == uint8_t(nb::dlpack::dtype_code::Float) && t.bits == 32) return DType::fp32;
     if (t.code == uint8_t(nb::dlpack::dtype_code::Float) && t.bits == 16) return DType::fp16;
     if (t.code == uint8_t(nb::dlpack::dtype_code::Bfloat) && t.bits == 16) return DType::bf16;
+    if (t.code == kDLPackFloat8E4M3Fn && t.bits == 8) return DType::fp8_e4m3;
+    if (t.code == kDLPackFloat8E5M2 && t.bits == 8) return DType::fp8_e5m2;
   }
   throw nb::type_error((std::string(name) + ": its dtype (DLPack code " + std::to_string(t.code) +
                         ", " + std::to_string(t.bits) +
-                        " bits) is not taken; tilegemm takes float32, float16 and bfloat16")
+                        " bits) is not taken; tilegemm takes float32, float16, bfloat16, and "
+                        "float8_e4m3fn and float8_e5m2 in scaled_mm")
                            .c_str());
 }
 
@@ -113,6 +121,12 @@ Activation parse_activation(const std::string& text) {
           .c_str());
 }
 
+// scaled_mm's arrays beyond matmul's (array_problem.hpp: MatmulArgs).
+struct Fp8Arrays {
+  std::optional<Array> scale_a, scale_b, scale_result, amax;
+  bool fast_accumulation = false;
+};
+
 // Everything a call needs, read from its Python arguments.
 struct Call {
   GemmProblem problem;
@@ -126,7 +140,7 @@ Call make_call(const Array& a, const Array& b, const Array& out, const std::opti
                const std::string& activation, double slope, const std::string& precision,
                const std::string& config, const std::string& kernel, const std::string& backend,
                const std::string& autotune, uintptr_t stream, GroupForm groups = GroupForm::none,
-               const Array* sizes = nullptr) {
+               const Array* sizes = nullptr, const Fp8Arrays* fp8 = nullptr) {
   MatmulArgs args;
   args.a = array_ref(a, "a");
   args.b = array_ref(b, "b");
@@ -140,6 +154,13 @@ Call make_call(const Array& a, const Array& b, const Array& out, const std::opti
   args.precision = precision;
   args.groups = groups;
   if (sizes) args.sizes = sizes_ref(*sizes, groups == GroupForm::offsets ? "offs" : "counts");
+  if (fp8) {
+    if (fp8->scale_a) args.scale_a = array_ref(*fp8->scale_a, "scale_a");
+    if (fp8->scale_b) args.scale_b = array_ref(*fp8->scale_b, "scale_b");
+    if (fp8->scale_result) args.scale_result = array_ref(*fp8->scale_result, "scale_result");
+    if (fp8->amax) args.amax = array_ref(*fp8->amax, "amax");
+    args.fast_accumulation = fp8->fast_accumulation;
+  }
   Call call;
   if (Status s = make_problem(args, &call.problem); !s.ok()) raise(s);
   call.empty = call.problem.batch_count == 0;
@@ -277,6 +298,19 @@ nb::object run(const Array& a, const Array& b, const Array& out, const std::opti
   Call call = make_call(a, b, out, c, bias, alpha, beta, activation, slope, precision, config,
                         kernel, backend, autotune, stream);
   return execute(call, workspace_alloc, want_report);
+}
+
+// An fp8 product with scales (tilegemm.scaled_mm, as torch._scaled_mm): the mode from the scales'
+// shapes, None for both scales being no scales.
+void scaled(const Array& a, const Array& b, const Array& out, const std::optional<Array>& scale_a,
+            const std::optional<Array>& scale_b, const std::optional<Array>& bias,
+            const std::optional<Array>& scale_result, const std::optional<Array>& amax,
+            bool fast_accumulation, const std::string& config, const std::string& kernel,
+            const std::string& backend, uintptr_t stream, nb::object workspace_alloc) {
+  const Fp8Arrays fp8{scale_a, scale_b, scale_result, amax, fast_accumulation};
+  Call call = make_call(a, b, out, std::nullopt, bias, 1.0, 0.0, "none", 0.01, "ieee", config,
+                        kernel, backend, "", stream, GroupForm::none, nullptr, &fp8);
+  execute(call, workspace_alloc, false);
 }
 
 // A grouped GEMM (tilegemm.grouped_mm): `form` is "offsets", "counts" or "k_offsets", `sizes` its
@@ -506,6 +540,9 @@ NB_MODULE(_tilegemm, m) {
   m.def("run", &run, "a"_a, "b"_a, "out"_a, "c"_a.none(), "bias"_a.none(), "alpha"_a, "beta"_a,
         "activation"_a, "leaky_relu_slope"_a, "input_precision"_a, "config"_a, "kernel"_a,
         "backend"_a, "autotune"_a, "stream"_a, "workspace_alloc"_a.none(), "report"_a);
+  m.def("scaled", &scaled, "a"_a, "b"_a, "out"_a, "scale_a"_a.none(), "scale_b"_a.none(),
+        "bias"_a.none(), "scale_result"_a.none(), "amax"_a.none(), "fast_accumulation"_a,
+        "config"_a, "kernel"_a, "backend"_a, "stream"_a, "workspace_alloc"_a.none());
   m.def("grouped", &grouped, "a"_a, "b"_a, "out"_a, "sizes"_a, "form"_a, "bias"_a.none(), "alpha"_a,
         "activation"_a, "leaky_relu_slope"_a, "config"_a, "kernel"_a, "backend"_a, "stream"_a,
         "workspace_alloc"_a.none());

@@ -15,6 +15,7 @@ __version__ = _native.version()
 
 __all__ = [
     "matmul",
+    "scaled_mm",
     "grouped_mm",
     "gemm_grouped",
     "plan",
@@ -53,6 +54,28 @@ def matmul(a, b, *, c=None, alpha=1.0, beta=None, bias=None, activation=None,
         return adapter.product(a, b, out)
     return adapter.matmul(a, b, c, alpha, beta, bias, activation, leaky_relu_slope, out_dtype, out,
                           config, kernel, backend, input_precision, autotune)
+
+
+def scaled_mm(a, b, scale_a=None, scale_b=None, *, bias=None, out_dtype=None, scale_result=None,
+              amax=None, use_fast_accum=False, out=None, config=None, kernel="auto",
+              backend="auto"):
+    """An fp8 product with scales, as ``torch._scaled_mm``: ``a`` (M, K) and ``b`` (K, N) of
+    float8_e4m3fn or float8_e5m2 (either, or one of each), the product of a(m, k) * scale_a(m, k)
+    and b(k, n) * scale_b(k, n) summed in float32, then ``+ bias``.
+
+    scale_a, scale_b: float32, beside a; their shapes say the mode: one value each (per tensor);
+    (M, 1) and (1, N) (per row of a and column of b, torch's row-wise scales); or (M, ceil(K/128))
+    and (ceil(K/128), ceil(N/128)), both column-major (1 x 128 blocks of a, 128 x 128 blocks of
+    b: DeepSeek-V3's recipe; a weight's (N/128, K/128) scales, transposed, are b's). Neither: no
+    scales. out_dtype: default a's (an fp8 result, as torch's); bfloat16, float16, float32, or an
+    fp8 type with ``scale_result`` (one float32: out = fp8(scale_result * x)) and ``amax`` (one
+    float32, set to max |x| over out before the scale). use_fast_accum: skip the promotion of
+    the tensor cores' sums into float32 every 128 values of K (faster, less accurate). b is read
+    fastest column-major (``w.t()``); other layouts are copied first. torch tensors only (eager:
+    no gradients, as torch._scaled_mm). Errors name the argument, with out left as it was.
+    """
+    return adapter_of(a).scaled_mm(a, b, scale_a, scale_b, bias, out_dtype, scale_result, amax,
+                                   use_fast_accum, out, config, kernel, backend)
 
 
 def grouped_mm(a, b, offs=None, *, counts=None, bias=None, alpha=1.0, activation=None,

@@ -83,6 +83,7 @@ class Adapter:
 
     library = ""
     dtypes = {}  # the library's dtype -> tilegemm's name
+    fp8_dtypes = {}  # the same for its fp8 types, which scaled_mm alone takes
 
     def owns(self, x):
         raise NotImplementedError
@@ -173,6 +174,46 @@ class Adapter:
         """a @ b, written into out when given: matmul with every other argument at its default."""
         return self.matmul(a, b, None, 1.0, None, None, None, 0.01, None, out, None, "auto", "auto",
                            None, None)
+
+    def scaled_mm(self, a, b, scale_a, scale_b, bias, out_dtype, scale_result, amax,
+                  use_fast_accum, out, config, kernel, backend):
+        fp8 = self.fp8_dtypes
+        for name, x in (("a", a), ("b", b)):
+            if not self.owns(x) or x.dtype not in fp8:
+                got = f"dtype {x.dtype}" if self.owns(x) else \
+                    f"a {type(x).__module__}.{type(x).__name__}"
+                taken = ", ".join(str(d) for d in fp8) or "none (fp8 arrays are torch's)"
+                raise TypeError(f"{name}: scaled_mm takes fp8 {self.library} arrays ({taken}); "
+                                f"got {got}")
+        for name, x in (("scale_a", scale_a), ("scale_b", scale_b), ("bias", bias),
+                        ("scale_result", scale_result), ("amax", amax), ("out", out)):
+            if x is not None and not self.owns(x):
+                raise TypeError(f"{name}: a {type(x).__module__}.{type(x).__name__}, while a is "
+                                f"a {self.library} array")
+        if len(a.shape) != 2 or len(b.shape) != 2:
+            raise ValueError(f"a, b: scaled_mm multiplies two matrices, (M, K) @ (K, N); their "
+                             f"shapes are {tuple(a.shape)} and {tuple(b.shape)}")
+        if out_dtype is None:
+            out_dtype = a.dtype if out is None else out.dtype
+        elif out_dtype not in fp8 and out_dtype not in self.dtypes:
+            raise TypeError(f"out_dtype: {out_dtype!r} is not taken; scaled_mm writes "
+                            + ", ".join(str(d) for d in (*self.dtypes, *fp8)))
+        if out is not None and out.dtype != out_dtype:
+            raise ValueError(f"out: its dtype is {out.dtype}, but out_dtype is {out_dtype}")
+        given = out is not None
+        if not given:
+            out = self.empty((a.shape[0], b.shape[1]), out_dtype, a)
+        else:
+            self.check_writable(out)
+        native = self.native
+        stream = self.stream(a)
+        _native.scaled(native(a), native(b), native(out),
+                       *(None if x is None else native(x)
+                         for x in (scale_a, scale_b, bias, scale_result, amax)),
+                       bool(use_fast_accum), _text("config", config),
+                       _text("kernel", kernel, "auto"), _text("backend", backend, "auto"), stream,
+                       self.workspace_alloc(a))
+        return self.finish(out, stream) if not given else out
 
     def grouped_arguments(self, a, b, offs, counts, bias, alpha, activation, leaky_relu_slope,
                           out_dtype, out):

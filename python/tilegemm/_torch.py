@@ -315,6 +315,7 @@ def _through_op(tensors, out, call):
 class TorchAdapter(Adapter):
     library = "torch"
     dtypes = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}
+    fp8_dtypes = {torch.float8_e4m3fn: "fp8_e4m3", torch.float8_e5m2: "fp8_e5m2"}
 
     def owns(self, x):
         return isinstance(x, torch.Tensor)
