@@ -145,3 +145,27 @@ def test_bad_arguments_raise_naming_them_and_leave_out_alone(what, args, excepti
     assert words in str(raised.value)
     if out is not None:
         assert torch.equal(out.float(), before)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_torch_compile_traces_it_and_opcheck_passes(device):
+    m, n, k = 64, 96, 256
+    a, b = fp8_matrix(m, k, E4M3, device), fp8_matrix(k, n, E4M3, device, True)
+    sa, sb, _, _ = scales("block", m, n, k, device)
+    bias = torch.randn(n, device=device, dtype=torch.bfloat16)
+    scale_result = torch.tensor(0.5, device=device)
+
+    def layer(a, b, sa, sb, bias, amax):  # an fp8 out and its amax, as a training recipe keeps
+        d = tilegemm.scaled_mm(a, b, sa, sb, bias=bias, scale_result=scale_result, amax=amax)
+        return torch.relu(d.float())
+
+    amax_eager, amax_compiled = (torch.zeros(1, device=device) for _ in range(2))
+    eager = layer(a, b, sa, sb, bias, amax_eager)
+    compiled = torch.compile(layer, fullgraph=True)(a, b, sa, sb, bias, amax_compiled)
+    assert torch.equal(eager, compiled) and torch.equal(amax_eager, amax_compiled)
+    assert amax_eager.item() > 0
+    # opcheck's schema check multiplies the op's fp8 arguments, which torch does not do: the
+    # fake implementation and the traced graph are checked.
+    torch.library.opcheck(torch.ops.tilegemm.scaled_mm.default,
+                          (a, b, sa, sb, bias, E4M3, scale_result, amax_eager, False, "", "auto",
+                           "auto"), test_utils=("test_faketensor", "test_aot_dispatch_dynamic"))

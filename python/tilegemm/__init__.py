@@ -71,8 +71,9 @@ def scaled_mm(a, b, scale_a=None, scale_b=None, *, bias=None, out_dtype=None, sc
     fp8 type with ``scale_result`` (one float32: out = fp8(scale_result * x)) and ``amax`` (one
     float32, set to max |x| over out before the scale). use_fast_accum: skip the promotion of
     the tensor cores' sums into float32 every 128 values of K (faster, less accurate). b is read
-    fastest column-major (``w.t()``); other layouts are copied first. torch tensors only (eager:
-    no gradients, as torch._scaled_mm). Errors name the argument, with out left as it was.
+    fastest column-major (``w.t()``); other layouts are copied first. torch tensors only; no
+    gradients, as torch._scaled_mm; torch.compile traces it (``torch.ops.tilegemm.scaled_mm``,
+    out not taken there). Errors name the argument, with out left as it was.
     """
     return adapter_of(a).scaled_mm(a, b, scale_a, scale_b, bias, out_dtype, scale_result, amax,
                                    use_fast_accum, out, config, kernel, backend)

@@ -175,8 +175,9 @@ class Adapter:
         return self.matmul(a, b, None, 1.0, None, None, None, 0.01, None, out, None, "auto", "auto",
                            None, None)
 
-    def scaled_mm(self, a, b, scale_a, scale_b, bias, out_dtype, scale_result, amax,
-                  use_fast_accum, out, config, kernel, backend):
+    def scaled_mm_arguments(self, a, b, scale_a, scale_b, bias, out_dtype, scale_result, amax,
+                            out):
+        """Checks what Python can check of a scaled_mm call; returns out's dtype."""
         fp8 = self.fp8_dtypes
         for name, x in (("a", a), ("b", b)):
             if not self.owns(x) or x.dtype not in fp8:
@@ -200,6 +201,12 @@ class Adapter:
                             + ", ".join(str(d) for d in (*self.dtypes, *fp8)))
         if out is not None and out.dtype != out_dtype:
             raise ValueError(f"out: its dtype is {out.dtype}, but out_dtype is {out_dtype}")
+        return out_dtype
+
+    def scaled_mm(self, a, b, scale_a, scale_b, bias, out_dtype, scale_result, amax,
+                  use_fast_accum, out, config, kernel, backend):
+        out_dtype = self.scaled_mm_arguments(a, b, scale_a, scale_b, bias, out_dtype,
+                                             scale_result, amax, out)
         given = out is not None
         if not given:
             out = self.empty((a.shape[0], b.shape[1]), out_dtype, a)

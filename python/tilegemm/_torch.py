@@ -300,6 +300,26 @@ gemm_grouped_op.register_autograd(_gemm_grouped_backward,
                                   setup_context=_gemm_grouped_setup_context)
 
 
+@torch.library.custom_op("tilegemm::scaled_mm", mutates_args=("amax",))
+def scaled_mm_op(a: torch.Tensor, b: torch.Tensor, scale_a: Optional[torch.Tensor],
+                 scale_b: Optional[torch.Tensor], bias: Optional[torch.Tensor],
+                 out_dtype: torch.dtype, scale_result: Optional[torch.Tensor],
+                 amax: Optional[torch.Tensor], use_fast_accum: bool, config: str, kernel: str,
+                 backend: str) -> torch.Tensor:
+    """scaled_mm as torch.compile sees it: amax, when given, is written."""
+    out = torch.empty((a.shape[0], b.shape[1]), dtype=out_dtype, device=a.device)
+    _native.scaled(*(None if x is None else _capsule(x)
+                     for x in (a, b, out, scale_a, scale_b, bias, scale_result, amax)),
+                   use_fast_accum, config, kernel, backend, _stream(a), _workspace_alloc(a))
+    return out
+
+
+@scaled_mm_op.register_fake
+def _(a, b, scale_a, scale_b, bias, out_dtype, scale_result, amax, use_fast_accum, config, kernel,
+      backend):
+    return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype)
+
+
 def _through_op(tensors, out, call):
     """Whether a grouped call goes through its custom op: under torch.compile, or where autograd
     records one of `tensors`. There out is refused, as torch refuses out= with gradients."""
@@ -367,6 +387,19 @@ class TorchAdapter(Adapter):
         return gemm_grouped_op(list(a), list(b), [x[0] for x in args], [x[1] for x in args],
                                [x[2] for x in args], [x[3] for x in args], act, slope, out_dtype,
                                config or "", kernel or "auto", backend or "auto")
+
+    def scaled_mm(self, a, b, scale_a, scale_b, bias, out_dtype, scale_result, amax,
+                  use_fast_accum, out, config, kernel, backend):
+        if not torch.compiler.is_compiling():
+            return Adapter.scaled_mm(self, a, b, scale_a, scale_b, bias, out_dtype, scale_result,
+                                     amax, use_fast_accum, out, config, kernel, backend)
+        if out is not None:
+            raise ValueError("out: not taken under torch.compile; call scaled_mm without out")
+        out_dtype = self.scaled_mm_arguments(a, b, scale_a, scale_b, bias, out_dtype,
+                                             scale_result, amax, out)
+        return scaled_mm_op(a, b, scale_a, scale_b, bias, out_dtype, scale_result, amax,
+                            bool(use_fast_accum), config or "", kernel or "auto",
+                            backend or "auto")
 
     def product(self, a, b, out):
         # Eager tensors (no subclass) of one dtype tilegemm takes, with no gradient to record:
