@@ -165,15 +165,17 @@ def _grouped_backward(ctx, grad):
                           kernel, backend)
         grad = _through_activation(z, grad, activation, slope)
     zero = grad.new_zeros(())
-    # Rows of D that no group takes are no function of the inputs: their gradient is dropped
-    # (torch.where, not a product: an activation's gradient of an unwritten row may be NaN).
-    if form == "offsets":
-        grad = torch.where(_rows_taken(sizes, grad.shape[0], grad)[:, None], grad, zero)
-    elif form == "counts":
-        taken = torch.arange(grad.shape[1], device=grad.device)[None, :] < \
-            sizes.to(grad.device)[:, None]
-        grad = torch.where(taken[..., None], grad, zero)
-    g = grad.to(a.dtype).contiguous()
+    # Which rows of D (offsets, counts) or tokens along K (k_offsets) a group takes. D's other
+    # rows are no function of the inputs: their gradient is dropped (torch.where, not a product:
+    # an activation's gradient of an unwritten row may be NaN).
+    if form == "counts":
+        taken = (torch.arange(a.shape[1], device=a.device)[None, :] <
+                 sizes.to(a.device)[:, None])[..., None]
+    else:
+        taken = _rows_taken(sizes, a.shape[0 if form == "offsets" else 1], a)[:, None]
+    if form != "k_offsets":
+        grad = torch.where(taken, grad, zero)
+    g = grad.to(a.dtype).contiguous()  # a and b share a dtype, and so do the products below
 
     # alpha * the grouped product of x and y, no epilogue; its own config (its shape is not the
     # forward's).
@@ -184,20 +186,15 @@ def _grouped_backward(ctx, grad):
     grad_a = grad_b = grad_bias = None
     if form == "offsets":  # a (T, K), b (G, K, N), D (T, N)
         if ctx.needs_input_grad[0]:
-            taken = _rows_taken(sizes, a.shape[0], a)[:, None]
             grad_a = torch.where(taken, grouped(g, b.transpose(-1, -2), "offsets"), zero)
         if ctx.needs_input_grad[1]:  # each group's a^T g: K split into groups
             grad_b = grouped(a.contiguous().t(), g, "k_offsets")
     elif form == "counts":  # a (G, R, K), b (G, K, N), D (G, R, N)
-        taken = (torch.arange(a.shape[1], device=a.device)[None, :] <
-                 sizes.to(a.device)[:, None])[..., None]
         if ctx.needs_input_grad[0]:
             grad_a = torch.where(taken, grouped(g, b.transpose(-1, -2), "counts"), zero)
         if ctx.needs_input_grad[1]:  # rows past a group's count are not read: they may be NaN
-            a_taken = torch.where(taken, a, a.new_zeros(()))
-            grad_b = alpha * (a_taken.transpose(-1, -2) @ g)
+            grad_b = alpha * (torch.where(taken, a, zero).transpose(-1, -2) @ g)
     else:  # k_offsets: a (M, T), b (T, N), D (G, M, N); group g's tokens along T
-        taken = _rows_taken(sizes, a.shape[1], a)[:, None]
         if ctx.needs_input_grad[0]:  # grad_a^T (T, M): each token's row of b times D's gradient^T
             grad_a = torch.where(taken, grouped(b.contiguous(), g.transpose(-1, -2), "offsets"),
                                  zero).t()
@@ -215,10 +212,6 @@ def _grouped_backward(ctx, grad):
         else:
             grad_bias = grad.sum(1)
         grad_bias = grad_bias.to(bias.dtype)
-    if grad_a is not None:
-        grad_a = grad_a.to(a.dtype)
-    if grad_b is not None:
-        grad_b = grad_b.to(b.dtype)
     return (grad_a, grad_b, None, None, grad_bias) + (None,) * 7
 
 
@@ -270,7 +263,7 @@ def _gemm_grouped_backward(ctx, grads):
         z = gemm_grouped_op(a, b, c, bias, alpha, beta, "none", slope, out_dtype, config, kernel,
                             backend)
         grads = [_through_activation(zi, g, activation, slope) for zi, g in zip(z, grads)]
-    g = [x.to(y.dtype).contiguous() for x, y in zip(grads, a)]
+    g = [x.to(y.dtype).contiguous() for x, y in zip(grads, a)]  # the products' dtype too
     none = [None] * count
 
     def products(x, y):  # alpha_i * x_i y_i, every problem in one call, each its own config
@@ -287,10 +280,8 @@ def _gemm_grouped_backward(ctx, grads):
             return None
         return [x if flag else None for x, flag in zip(grads_of(), flags)]
 
-    grad_a = per_problem(0, lambda: [x.to(y.dtype) for x, y in
-                                     zip(products(g, [y.t() for y in b]), a)])
-    grad_b = per_problem(1, lambda: [x.to(y.dtype) for x, y in
-                                     zip(products([x.t() for x in a], g), b)])
+    grad_a = per_problem(0, lambda: products(g, [y.t() for y in b]))
+    grad_b = per_problem(1, lambda: products([x.t() for x in a], g))
     grad_c = per_problem(2, lambda: [(s * gi).to(x.dtype) for x, s, gi in zip(c, beta, grads)])
     grad_bias = per_problem(3, lambda: [gi.sum(0).to(x.dtype) for x, gi in zip(bias, grads)])
     return (grad_a, grad_b, grad_c, grad_bias) + (None,) * 8
