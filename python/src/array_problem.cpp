@@ -297,9 +297,12 @@ std::optional<MatrixLayout> matrix_layout(int64_t rows, int64_t cols, int64_t ro
   // An empty matrix is read nowhere, and a dimension of size 1 has no stride that matters
   // (torch gives it any value).
   if (rows == 0 || cols == 0) return MatrixLayout{Layout::row_major, cols > 1 ? cols : 1};
-  if (rows <= 1) row_stride = cols > 1 ? cols : 1;
-  if (cols <= 1) col_stride = rows > 1 ? rows : 1;
+  // A single row is row-major when its elements are adjacent and column-major with a leading
+  // dimension of its element stride otherwise (a padded column-major view keeps ld > 1); the
+  // same holds for a single column by symmetry.
   if (rows <= 1 && cols <= 1) return MatrixLayout{Layout::row_major, 1};
+  if (rows <= 1) row_stride = col_stride == 1 ? cols : 1;
+  if (cols <= 1) col_stride = row_stride == 1 ? rows : 1;
   if (col_stride == 1 && row_stride >= cols) return MatrixLayout{Layout::row_major, row_stride};
   if (row_stride == 1 && col_stride >= rows) return MatrixLayout{Layout::col_major, col_stride};
   *error = "strides (" + std::to_string(row_stride) + ", " + std::to_string(col_stride) +

@@ -64,6 +64,19 @@ def test_leading_dimensions_from_strided_views(layout):
     assert info["lda"] == (29 + 7 if layout == "row" else 37 + 7)
 
 
+@pytest.mark.parametrize("layout", ["row", "col"])
+@pytest.mark.parametrize("m, n", [(1, 23), (23, 1), (1, 1)])
+def test_a_single_row_or_column_in_a_padded_view(layout, m, n):
+    """A 1 x K view of a padded column-major matrix has stride (1, ld) and a K x 1 view of a
+    padded row-major one (ld, 1): neither is packed, and both are plain matrices."""
+    k = int(rng.integers(1, 40))
+    a = operand(m, k, np.float32, layout, pad=5)
+    b = operand(k, n, np.float32, "row" if layout == "col" else "col", pad=4)
+    out = poisoned((m, n), np.float32)
+    tilegemm.matmul(a, b, out=out)
+    assert relative_error(out, reference64(a, b)) < 1e-5
+
+
 def test_tf32x3_keeps_fp32s_accuracy_and_the_plan_says_so():
     # input_precision="tf32x3" (Triton's name): three TF32 products on the GPU's tensor cores; the
     # CPU backend multiplies the float32 values themselves. 16-bit inputs keep their type.
