@@ -17,6 +17,11 @@ DEVICES = [
         not torch.cuda.is_available(), reason="no CUDA device")]),
 ]
 E4M3, E5M2 = torch.float8_e4m3fn, torch.float8_e5m2
+# A float32 D's error (and the amax's, taken before D's rounding): the tensor cores add fp8
+# products with fewer bits than float32's between two promotions of the sums into float32
+# registers (about 1.2e-4 at K of 300-512 on the GPU, as cuBLASLt's accurate mode; the library's
+# tolerance_for); the CPU backend sums in float32 throughout.
+FP32_OUT = 1e-3
 
 
 def rel(x, y):
@@ -73,8 +78,7 @@ def test_every_scale_mode_against_float64(device, mode, shape, types, b_column_m
                            out=out)
     assert d is out
     expected = (a.double() * a_full) @ (b.double() * b_full) + bias.double()
-    # fp8 products are exact in float32: a float32 out carries the sums' rounding alone
-    assert rel(d, expected) < TOLERANCE["bfloat16" if out_dtype == torch.bfloat16 else "float32"]
+    assert rel(d, expected) < (TOLERANCE["bfloat16"] if out_dtype == torch.bfloat16 else FP32_OUT)
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -87,7 +91,7 @@ def test_an_fp8_out_with_its_scale_and_amax(device):
     d = tilegemm.scaled_mm(a, b, sa, sb, scale_result=scale_result, amax=amax)
     assert d.dtype == E4M3  # a's, as torch._scaled_mm's default
     x = (a.double() * a_full) @ (b.double() * b_full)
-    assert abs(amax.item() - x.abs().max().item()) <= 1e-5 * x.abs().max().item()
+    assert abs(amax.item() - x.abs().max().item()) <= FP32_OUT * x.abs().max().item()
     # e4m3 keeps 3 bits of mantissa: each value within 1/16 of its own size
     assert rel(d.float(), 0.125 * x) < 0.05
 
