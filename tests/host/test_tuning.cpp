@@ -213,6 +213,30 @@ TEST(RulesConfig, WhereTheTensorCoresBoundAProblemTheSplitOfTwoConsumersCounts) 
   EXPECT_EQ(to_string(rules_config(configs, bias, 132, true)), "64x128x64/g8/s8/w8/wt64x128");
 }
 
+TEST(RulesConfig, WithFp8BlockScalesTheSplitOfTwoConsumersCounts) {
+  // A lone consumer's promotion by block factors is not hidden by a second consumer's wgmma
+  // (heuristic.cpp: splits_round). The sm90 kernel's fp8 list; each choice below and the one the
+  // rules made before were timed on the H200 (block scales, TFLOP/s).
+  const std::vector<KernelConfig> configs =
+      parsed_configs({"128x256x128/g8/s4/w12/wt64x256", "256x128x128/g8/s4/w12/wt128x128",
+                      "128x128x128/g8/s6/w12/wt64x128", "128x64x128/g8/s8/w12/wt64x64",
+                      "64x128x128/g8/s8/w8/wt64x128"});
+  const auto pick = [&](int64_t m, int64_t n, int64_t k, ScaleMode mode = ScaleMode::block) {
+    GemmProblem p = problem(m, n, k, DType::fp8_e4m3);
+    p.scales.mode = mode;
+    return to_string(rules_config(configs, p, 132, true));
+  };
+  // 56 tiles of 128x128 split in two before 112 whole tiles of 64x128 (625 against 502) or of
+  // 128x64 (511), or 28 of 128x256 split four ways, whose tails store twice the sums (560).
+  EXPECT_EQ(pick(128, 7168, 16384), "128x128x128/g8/s6/w12/wt64x128");
+  // Per tensor the lone consumer keeps its rate, and 64x128 stays (673 against 650: fp8 v9).
+  EXPECT_EQ(pick(128, 7168, 16384, ScaleMode::tensor), "64x128x128/g8/s8/w8/wt64x128");
+  // 128x64 whole, 66 tiles in one round, before 64x128 split in two (393 against 293).
+  EXPECT_EQ(pick(256, 2112, 7168), "128x64x128/g8/s8/w12/wt64x64");
+  // 64 rows: 64x128, as before (330 against 128x128's 302).
+  EXPECT_EQ(pick(64, 7168, 16384), "64x128x128/g8/s8/w8/wt64x128");
+}
+
 // With the 128x192 tile of fp16 and bf16 in the list (as the kernel's), mid sizes where 128x256
 // leaves SMs idle and 128x128 gives some a second tile take one round of it. Each choice below ran
 // faster on the H200 than the config of the shape's fastest earlier run, in one run
