@@ -96,7 +96,13 @@ struct EpilogueDesc {
 // How fp8 inputs are scaled: the product uses a(m, k) = A[m, k] * scale_a(m, k) and
 // b(k, n) = B[k, n] * scale_b(k, n), accumulated in fp32 (cuBLASLt's scale modes, DeepSeek-V3's
 // block recipe). The scales are fp32 device pointers (host pointers on the CPU backend), read when
-// the call runs, so a captured graph picks up new values; every batch entry shares them.
+// the call runs, so a captured graph picks up new values; every batch entry of a dense problem
+// shares them. In a grouped GEMM (Groups below; forms offsets and counts) each group has its
+// own B and so its own B scales, one set after the other (group g's set starts g times one set's
+// count in: b[g] per tensor, b[g * N + n] per channel, b[g * ceil(N/128) * ceil(K/128) + ...] per
+// block, as DeepGEMM's grouped weight scales lie); in the counts form each group has its own A
+// too, and so its own A scales (a[g], a[g * M + m], a[g * M * ceil(K/128) + kb * M + m]), where the
+// offsets form's groups share A's M rows and the scales of those rows (a[0], a[m], a[kb * M + m]).
 //   none     no scales (1.0); the pointers must be null
 //   tensor   one scale for A, a[0], and one for B, b[0] (cuBLASLt's SCALAR_32F)
 //   channel  one per row of A, a[m] (M values), and one per column of B, b[n] (N values)

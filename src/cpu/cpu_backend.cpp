@@ -98,12 +98,14 @@ struct Program {
             tile_b[size_t(kk) * bn + j] = round_to_tf32(tile_b[size_t(kk) * bn + j]);
       }
       if (scales.mode != ScaleMode::none) {  // fp8: the values the product uses
+        // A grouped problem's group `batch` has scales of its own (ScaleView::group).
+        const ScaleView s =
+            p.groups.form == GroupForm::none ? scales : scales.group(p.groups.form, batch);
         for (int i = 0; i < rows; ++i)
           for (int kk = 0; kk < depth; ++kk)
-            tile_a[size_t(i) * bk + kk] *= scales.a_at(row0 + i, k0 + kk);
+            tile_a[size_t(i) * bk + kk] *= s.a_at(row0 + i, k0 + kk);
         for (int kk = 0; kk < depth; ++kk)
-          for (int j = 0; j < cols; ++j)
-            tile_b[size_t(kk) * bn + j] *= scales.b_at(k0 + kk, col0 + j);
+          for (int j = 0; j < cols; ++j) tile_b[size_t(kk) * bn + j] *= s.b_at(k0 + kk, col0 + j);
       }
       multiply_add(best_isa(), tile_a.data(), bk, tile_b.data(), bn, acc.data(), bn, rows, cols,
                    depth);

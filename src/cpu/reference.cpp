@@ -171,6 +171,17 @@ std::vector<double> grouped_gemm(const GemmProblem& p, const std::vector<int32_t
       q.b.data = advance(q.b.data, p.b.dtype, k_begin * view_of(p.b, p.k, p.n).stride.row);
       k_begin = k_end;
     }
+    if (p.scales.mode != ScaleMode::none && !k_form) {
+      // fp8 scales (tilegemm.hpp: Scales): each group's B has a set of its own, and so does each
+      // group's A in the counts form; the offsets form's groups share A's M rows and their set.
+      const int64_t k_blocks = (p.k + 127) / 128, n_blocks = (p.n + 127) / 128;
+      const bool tensor = p.scales.mode == ScaleMode::tensor,
+                 channel = p.scales.mode == ScaleMode::channel;
+      const int64_t a_set = tensor ? 1 : channel ? p.m : p.m * k_blocks;
+      const int64_t b_set = tensor ? 1 : channel ? p.n : n_blocks * k_blocks;
+      q.scales.a = p.scales.a + (offsets ? 0 : g * a_set);
+      q.scales.b = p.scales.b + g * b_set;
+    }
     if (p.c.data) q.c.data = advance(p.c.data, p.c.dtype, entry * p.c.batch_stride);
     if (p.epilogue.bias) {
       q.epilogue.bias =

@@ -207,8 +207,12 @@ double Workload::host_bytes(const WorkloadSpec& s) {
       matrix(c_layout, m, n, s.c_transposed ? 0.0 : double(s.ldc), c_dtype(s), c_d) +
       matrix(s.layout_c, m, n, double(s.ldc), s.output_dtype, c_d);
   if (s.bias) bytes += n * dtype_size(c_dtype(s)) * (s.groups == GroupForm::none ? 1 : entries);
-  if (s.scale_mode == ScaleMode::block) bytes += 4.0 * (m + n) * std::ceil(k / kScaleBlock);
-  if (s.scale_mode == ScaleMode::channel) bytes += 4.0 * (m + n);
+  // Scales (scales.hpp: scale_count_a/b): B's per group, A's per group of the counts form.
+  const bool grouped_rows = s.groups == GroupForm::offsets || s.groups == GroupForm::counts;
+  const double scale_lines =
+      m * (s.groups == GroupForm::counts ? entries : 1.0) + n * (grouped_rows ? entries : 1.0);
+  if (s.scale_mode == ScaleMode::block) bytes += 4.0 * scale_lines * std::ceil(k / kScaleBlock);
+  if (s.scale_mode == ScaleMode::channel) bytes += 4.0 * scale_lines;
   return bytes;
 }
 
@@ -297,6 +301,8 @@ Status Workload::create_checked(const WorkloadSpec& spec, bool on_gpu,
     shape.n = s.n;
     shape.k = s.k;
     shape.scales.mode = s.scale_mode;
+    shape.batch_count = s.batch_count;
+    shape.groups.form = s.groups;
     w->host_scale_a_ = random_scales(scale_count_a(shape), s.seed * 4 + 5);
     w->host_scale_b_ = random_scales(scale_count_b(shape), s.seed * 4 + 6);
   }
@@ -505,9 +511,10 @@ double Workload::check_grouped(double max_reference_flops, int64_t* rows_checked
   const WorkloadSpec& s = spec_;
   std::vector<int32_t> sizes(s.group_rows.size());
   std::memcpy(sizes.data(), host_sizes_.data(), host_sizes_.size());
-  GemmProblem host = problem_over(
-      host_a_.data(), host_b_.data(), host_c_.data(), const_cast<uint8_t*>(host_d_.data()),
-      s.bias ? host_bias_.data() : nullptr, nullptr, nullptr, sizes.data());
+  GemmProblem host =
+      problem_over(host_a_.data(), host_b_.data(), host_c_.data(),
+                   const_cast<uint8_t*>(host_d_.data()), s.bias ? host_bias_.data() : nullptr,
+                   scale_or_null(host_scale_a_), scale_or_null(host_scale_b_), sizes.data());
   const std::vector<double> got = reference::read_output(host);
   // (entry, row) of every taken row, and the check that the others were left alone
   std::vector<std::pair<int64_t, int64_t>> taken;

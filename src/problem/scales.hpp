@@ -19,6 +19,7 @@ struct ScaleView {
   const float* b = nullptr;
   int64_t m = 0;
   int64_t k_blocks = 0;  // ceil(K / 128)
+  int64_t n = 0;
 
   // The scale of A[row, k] and of B[k, col].
   TILEGEMM_HOST_DEVICE float a_at(int64_t row, int64_t k) const {
@@ -59,6 +60,32 @@ struct ScaleView {
   }
   TILEGEMM_HOST_DEVICE int64_t a_block_stride() const { return m; }
   TILEGEMM_HOST_DEVICE static constexpr int64_t b_block_stride() { return 1; }
+
+  // The scales one batch entry of A (M x K) and of B (K x N) takes: 1, M or N, or one per block.
+  TILEGEMM_HOST_DEVICE int64_t a_count() const {
+    return mode == ScaleMode::tensor    ? 1
+           : mode == ScaleMode::channel ? m
+           : mode == ScaleMode::block   ? m * k_blocks
+                                        : 0;
+  }
+  TILEGEMM_HOST_DEVICE int64_t b_count() const {
+    return mode == ScaleMode::tensor    ? 1
+           : mode == ScaleMode::channel ? n
+           : mode == ScaleMode::block   ? (n + kScaleBlock - 1) / kScaleBlock * k_blocks
+                                        : 0;
+  }
+
+  // Group g's scales in a grouped GEMM of `form` offsets or counts (tilegemm.hpp: Scales): its
+  // own B's, one set of b_count() per group; in the counts form its own A's too, one set of
+  // a_count() per group (batch entry g of A), where the offsets form's groups share A's M rows
+  // and the scales of those rows.
+  TILEGEMM_HOST_DEVICE ScaleView group(GroupForm form, int64_t g) const {
+    ScaleView v = *this;
+    if (mode == ScaleMode::none) return v;
+    v.b += g * b_count();
+    if (form == GroupForm::counts) v.a += g * a_count();
+    return v;
+  }
 };
 
 TILEGEMM_HOST_DEVICE constexpr int64_t scale_blocks(int64_t extent) {
@@ -66,33 +93,19 @@ TILEGEMM_HOST_DEVICE constexpr int64_t scale_blocks(int64_t extent) {
 }
 
 inline ScaleView scale_view(const GemmProblem& p) {
-  return {p.scales.mode, p.scales.a, p.scales.b, p.m, scale_blocks(p.k)};
+  return {p.scales.mode, p.scales.a, p.scales.b, p.m, scale_blocks(p.k), p.n};
 }
 
-// How many fp32 values scales.a and scales.b must hold.
+// How many fp32 values scales.a and scales.b must hold: one batch entry's, shared by every entry
+// of a dense problem; in a grouped one, B's for each group, and A's for each group of the counts
+// form (ScaleView::group).
 inline int64_t scale_count_a(const GemmProblem& p) {
-  switch (p.scales.mode) {
-    case ScaleMode::tensor:
-      return 1;
-    case ScaleMode::channel:
-      return p.m;
-    case ScaleMode::block:
-      return p.m * scale_blocks(p.k);
-    default:
-      return 0;
-  }
+  const int64_t sets = p.groups.form == GroupForm::counts ? p.batch_count : 1;
+  return scale_view(p).a_count() * sets;
 }
 inline int64_t scale_count_b(const GemmProblem& p) {
-  switch (p.scales.mode) {
-    case ScaleMode::tensor:
-      return 1;
-    case ScaleMode::channel:
-      return p.n;
-    case ScaleMode::block:
-      return scale_blocks(p.n) * scale_blocks(p.k);
-    default:
-      return 0;
-  }
+  const bool grouped = p.groups.form == GroupForm::offsets || p.groups.form == GroupForm::counts;
+  return scale_view(p).b_count() * (grouped ? p.batch_count : 1);
 }
 
 // The scales one tile of D (rows [row0, row1), columns [col0, col1)) reads over the whole K loop,

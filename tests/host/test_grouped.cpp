@@ -15,6 +15,7 @@
 #include "cpu/reference.hpp"
 #include "gemm_check.hpp"
 #include "problem/groups.hpp"
+#include "problem/scales.hpp"
 #include "schedule/grouped_tiles.hpp"
 #include "tune/tuning_key.hpp"
 
@@ -249,6 +250,55 @@ TEST(GroupedCpu, EveryFormLayoutAndEpilogue) {
         }
 }
 
+// fp8 groups with scales (tilegemm.hpp: Scales): B's scales one set per group, A's one per group
+// in the counts form and one for A's M rows in the offsets form, in every mode; the CPU backend
+// against the float64 reference, whose own arithmetic finds each group's set.
+TEST(GroupedScales, EachGroupReadsItsOwnSet) {
+  GemmProblem p;
+  p.m = 300;
+  p.n = 200;
+  p.k = 260;  // 3 blocks of K
+  p.batch_count = 5;
+  for (GroupForm form : {GroupForm::offsets, GroupForm::counts}) {
+    p.groups.form = form;
+    const int64_t a_sets = form == GroupForm::counts ? 5 : 1;
+    p.scales.mode = ScaleMode::tensor;
+    EXPECT_EQ(scale_count_a(p), a_sets);
+    EXPECT_EQ(scale_count_b(p), 5);
+    p.scales.mode = ScaleMode::channel;
+    EXPECT_EQ(scale_count_a(p), 300 * a_sets);
+    EXPECT_EQ(scale_count_b(p), 200 * 5);
+    p.scales.mode = ScaleMode::block;
+    EXPECT_EQ(scale_count_a(p), 300 * 3 * a_sets);
+    EXPECT_EQ(scale_count_b(p), 2 * 3 * 5);
+    // group 3's set starts three sets in; its block (kb 2, rows of B's column block 1) is the
+    // set's entry 1 * 3 + 2
+    const ScaleView v = scale_view(p).group(form, 3);
+    EXPECT_EQ(v.b - p.scales.b, 3 * 6);
+    EXPECT_EQ(v.a - p.scales.a, form == GroupForm::counts ? 3 * 900 : 0);
+  }
+  p.groups.form = GroupForm::none;  // a dense batch shares one set
+  EXPECT_EQ(scale_count_a(p), 300 * 3);
+  EXPECT_EQ(scale_count_b(p), 2 * 3);
+}
+
+TEST(GroupedCpu, Fp8EveryFormAndScaleMode) {
+  uint64_t seed = 90;
+  for (GroupForm form : {GroupForm::offsets, GroupForm::counts})
+    for (ScaleMode mode :
+         {ScaleMode::none, ScaleMode::tensor, ScaleMode::channel, ScaleMode::block}) {
+      const int64_t m = form == GroupForm::offsets ? 150 : 40;
+      std::vector<int32_t> sizes = harness::random_group_rows(form, 4, m, seed);
+      sizes[seed % 4] = 0;  // an empty group
+      WorkloadSpec s = grouped_spec(form, sizes, m, 150, 300, seed++);
+      s.input_dtype = DType::fp8_e4m3;
+      s.output_dtype = DType::bf16;
+      s.layout_b = Layout::col_major;
+      s.scale_mode = mode;
+      testing::expect_matches_reference(s, cpu());
+    }
+}
+
 // One group of all of K is the dense GEMM, and a group's product is the dense GEMM of its slice.
 TEST(GroupedReference, KOffsetsGroupsAreTheirSlicesByHand) {
   // A 2 x 3, B 3 x 2 (row-major fp32); group 0 takes K value 0, group 1 K values 1 and 2
@@ -283,7 +333,8 @@ TEST(GroupedCpu, OneGroupOfAllRowsIsTheDenseGemm) {
   testing::expect_matches_reference(c, cpu());
 }
 
-// The reference itself: a one-row group's values computed by hand.
+// The reference itself: a one-row group's values computed by hand, with a bias per group and
+// with scales per group.
 TEST(GroupedReference, OneRowGroupByHand) {
   // offsets form: groups of 1 and 2 rows of A (3 x 2), B per group (2 x 2), row-major fp32
   const float a[] = {1, 2, 3, 4, 5, 6};
@@ -305,6 +356,13 @@ TEST(GroupedReference, OneRowGroupByHand) {
   const std::vector<double> ref = reference::grouped_gemm(p, {1, 3});
   const std::vector<double> expected = {1 + 10, 2 + 20, 6 + 30, 12 + 40, 10 + 30, 18 + 40};
   EXPECT_EQ(ref, expected);
+  // Scales per tensor (fp8's, here on fp32 values): A's one for the rows all groups share, B's one
+  // per group, group 1's multiplying group 1's rows alone.
+  const float scale_a[] = {0.5f}, scale_b[] = {2.0f, 4.0f};
+  p.epilogue.bias = nullptr;
+  p.scales = {ScaleMode::tensor, scale_a, scale_b};
+  const std::vector<double> scaled = {1, 2, 6 * 2, 12 * 2, 10 * 2, 18 * 2};
+  EXPECT_EQ(reference::grouped_gemm(p, {1, 3}), scaled);
 }
 
 TEST(GroupedValidation, EveryRuleNamesTheArgument) {
@@ -359,7 +417,16 @@ TEST(GroupedValidation, EveryRuleNamesTheArgument) {
   p.a.dtype = p.b.dtype = DType::fp8_e4m3;
   p.scales = {ScaleMode::tensor, reinterpret_cast<float*>(4 << 20),
               reinterpret_cast<float*>(5 << 20)};
-  expect(p, "grouped GEMMs take no fp8 scales yet");
+  EXPECT_TRUE(validate(p).ok()) << validate(p).message;
+  // B's scales, one per group, must not overlap D (the second group's lies 4 bytes in)
+  p.scales.b = static_cast<const float*>(p.d.data) - 1;
+  expect(p, "d overlaps scales.b");
+  p.scales.b = reinterpret_cast<float*>(5 << 20);
+  p.groups.form = GroupForm::k_offsets;
+  p.b.batch_stride = 0;
+  p.d.batch_stride = 32;
+  expect(p,
+         "groups.form k_offsets with scales.mode tensor: fp8 scales are taken by the rows forms");
   p = base();
   p.groups.sizes = reinterpret_cast<const int32_t*>(p.d.data);
   expect(p, "d overlaps groups.sizes");
