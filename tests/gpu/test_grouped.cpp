@@ -1,7 +1,7 @@
 // Grouped GEMMs (tilegemm.hpp: Groups) on the GPU: the sm90 grouped kernel against the float64
-// reference for every compiled config, form, layout and epilogue, with random group sizes
-// (empty and one-row groups included; for k_offsets groups of K values that end anywhere), and a
-// CUDA graph replayed with new sizes.
+// reference for every compiled config, form, layout, epilogue and fp8 scale mode, with random
+// group sizes (empty and one-row groups included; for k_offsets groups of K values that end
+// anywhere), and a CUDA graph replayed with new sizes.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -50,6 +50,14 @@ WorkloadSpec grouped_spec(GroupForm form, int groups, int64_t m, int64_t n, int6
   s.batch_count = groups;
   s.seed = seed;
   return s;
+}
+
+// alpha, beta * C, a bias per group and gelu: the whole epilogue.
+void with_whole_epilogue(WorkloadSpec& s) {
+  s.alpha = 0.75f;
+  s.beta = -0.5f;
+  s.bias = true;
+  s.activation = Activation::gelu;
 }
 
 GemmOptions sm90(const KernelConfig& c) {
@@ -108,13 +116,8 @@ TEST_F(GpuGrouped, EveryConfigFormLayoutOfBAndEpilogue) {
             const int64_t m = form == GroupForm::offsets ? 900 : 200;
             WorkloadSpec s = grouped_spec(form, 7, m, 264, 200, dtype, seed++);
             s.layout_b = lb;
-            if (epilogue == 1) {  // the general route: beta * C, a bias per group, gelu
-              s.alpha = 0.75f;
-              s.beta = -0.5f;
-              s.bias = true;
-              s.activation = Activation::gelu;
-            }
-            if (epilogue == 2) {  // fp32 D, rows of D 8 elements longer
+            if (epilogue == 1) with_whole_epilogue(s);  // the general route
+            if (epilogue == 2) {                        // fp32 D, rows of D 8 elements longer
               s.output_dtype = DType::fp32;
               s.alpha = 1.5f;
               s.ldc = s.n + 8;
@@ -135,6 +138,62 @@ TEST_F(GpuGrouped, ManyGroupsOfManyTilesEach) {
     WorkloadSpec s = grouped_spec(form, 40, form == GroupForm::offsets ? 6000 : 300, 1032, 1104,
                                   DType::bf16, 7 + int(form));
     testing::expect_matches_reference(s, o);
+  }
+}
+
+// fp8 groups in the rows forms (K-major A and B, as an MoE layer's tokens and weights lie): every
+// grouped config with promoted sums and with fast accumulation, every scale mode (each group's
+// B, and in the counts form each group's A, scaled by its own set: ScaleView::group), the plain
+// and the general epilogue. N is off a multiple of 128 and K = 656 is five scale blocks and a
+// part, so that block scales change along K and along N within a group.
+TEST_F(GpuGrouped, Fp8EveryConfigFormScaleModeAndEpilogue) {
+  uint64_t seed = 700;
+  int ran = 0;
+  for (const char* config : {"128x256x128/g8/s4/w12/wt64x256", "128x128x128/g8/s6/w12/wt64x128",
+                             "64x128x128/g8/s8/w8/wt64x128"})
+    for (bool fast : {false, true})
+      for (GroupForm form : {GroupForm::offsets, GroupForm::counts})
+        for (ScaleMode mode :
+             {ScaleMode::none, ScaleMode::tensor, ScaleMode::channel, ScaleMode::block}) {
+          const int64_t m = form == GroupForm::offsets ? 700 : 200;
+          WorkloadSpec s = grouped_spec(form, 6, m, 392, 656, DType::fp8_e4m3, seed++);
+          s.layout_b = Layout::col_major;
+          s.scale_mode = mode;
+          s.fast_accumulation = fast;
+          if (mode == ScaleMode::channel) s.input_dtype_b = DType::fp8_e5m2;  // a mix of types
+          if (seed % 2 == 0) with_whole_epilogue(s);                          // the general route
+          testing::expect_matches_reference(s, sm90(*parse_kernel_config(config)));
+          ++ran;
+        }
+  EXPECT_EQ(ran, 48);
+}
+
+// fp8 with block scales as DeepSeek-V3's MoE layers run it (1 x 128 scales of the tokens, 128 x
+// 128 of each expert's weights), many groups of many tiles, the config auto's; a row-major B
+// (an MN-major operand) and an fp8 D are refused on the GPU, naming why.
+TEST_F(GpuGrouped, Fp8BlockScaledManyGroupsAndWhatIsRefused) {
+  GemmOptions o;
+  o.backend = Backend::gpu;
+  for (GroupForm form : {GroupForm::offsets, GroupForm::counts}) {
+    WorkloadSpec s = grouped_spec(form, 24, form == GroupForm::offsets ? 5000 : 300, 1536, 2048,
+                                  DType::fp8_e4m3, 40 + int(form));
+    s.layout_b = Layout::col_major;
+    s.scale_mode = ScaleMode::block;
+    testing::expect_matches_reference(s, o);
+  }
+  o.kernel = "sm90";
+  for (int refused_case = 0; refused_case < 2; ++refused_case) {
+    WorkloadSpec s = grouped_spec(GroupForm::counts, 4, 128, 256, 256, DType::fp8_e4m3, 9);
+    s.scale_mode = ScaleMode::tensor;
+    s.layout_b = refused_case == 0 ? Layout::row_major : Layout::col_major;
+    if (refused_case == 1) s.output_dtype = DType::fp8_e4m3;
+    std::unique_ptr<harness::Workload> w;
+    ASSERT_TRUE(harness::Workload::create(s, true, &w).ok());
+    const Status refused = gemm(w->problem(), o);
+    EXPECT_FALSE(refused.ok());
+    EXPECT_TRUE(contains(refused.message, refused_case == 0 ? "grouped fp8 needs K-major operands"
+                                                            : "grouped fp8 writes a bf16"))
+        << refused.message;
   }
 }
 
@@ -210,13 +269,8 @@ TEST_F(GpuGrouped, KOffsetsEveryConfigAndEpilogue) {
         WorkloadSpec s = k_offsets_spec(6, m, 264, 1000, dtype, seed++);
         s.layout_a = Layout::col_major;
         s.layout_b = Layout::row_major;
-        if (epilogue == 1) {  // beta * C (each thread loads its own), a bias per group, gelu
-          s.alpha = 0.75f;
-          s.beta = -0.5f;
-          s.bias = true;
-          s.activation = Activation::gelu;
-        }
-        if (epilogue == 2) {  // fp32 D, rows of D 8 elements longer
+        if (epilogue == 1) with_whole_epilogue(s);  // C: each thread loads its own
+        if (epilogue == 2) {                        // fp32 D, rows of D 8 elements longer
           s.output_dtype = DType::fp32;
           s.ldc = s.n + 8;
         }

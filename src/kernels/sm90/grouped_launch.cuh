@@ -42,14 +42,18 @@ inline Status group_maps_from(const GemmArgs& args, const WholeMaps& whole,
                          static_cast<cudaStream_t>(workspace.stream()));
 }
 
-// The grouped kernel for shape kShape, element kind E, operand majors, PLAIN and PTR_ARRAY.
+// The grouped kernel for shape kShape, element kind E, operand majors, PLAIN and PTR_ARRAY. fp8
+// is compiled for K-major operands alone (the launcher refuses the others).
 template <class E, Sm90Shape kShape, bool PLAIN, bool PTR_ARRAY = false>
 auto* grouped_kernel(bool a_mn, bool b_mn) {
   using Tag = ShapeTag<kShape>;
-  return a_mn ? (b_mn ? sm90_grouped_gemm<E, Tag, true, true, PLAIN, PTR_ARRAY>
-                      : sm90_grouped_gemm<E, Tag, true, false, PLAIN, PTR_ARRAY>)
-              : (b_mn ? sm90_grouped_gemm<E, Tag, false, true, PLAIN, PTR_ARRAY>
-                      : sm90_grouped_gemm<E, Tag, false, false, PLAIN, PTR_ARRAY>);
+  if constexpr (!E::kMnMajorOperands)
+    return sm90_grouped_gemm<E, Tag, false, false, PLAIN, PTR_ARRAY>;
+  else
+    return a_mn ? (b_mn ? sm90_grouped_gemm<E, Tag, true, true, PLAIN, PTR_ARRAY>
+                        : sm90_grouped_gemm<E, Tag, true, false, PLAIN, PTR_ARRAY>)
+                : (b_mn ? sm90_grouped_gemm<E, Tag, false, true, PLAIN, PTR_ARRAY>
+                        : sm90_grouped_gemm<E, Tag, false, false, PLAIN, PTR_ARRAY>);
 }
 
 // Launches `kernel` (a grouped kernel of shape kShape) over `programs` programs.
@@ -89,10 +93,15 @@ template <class E, Sm90Shape kShape>
 Status launch_grouped_shape(const GemmArgs& args, gpu::Workspace& workspace) {
   const auto stream = static_cast<cudaStream_t>(workspace.stream());
   const OperandShape a = operand_a(args), b = operand_b(args);
+  if (!E::kMnMajorOperands && (a.mn_major || b.mn_major)) {
+    return {StatusCode::not_supported,
+            "kernel sm90: grouped " + std::string(to_string(E::kDType)) + " needs K-major A and B"};
+  }
   WholeMaps whole{};
   whole.a_k_inner = !a.mn_major;
   whole.b_k_inner = !b.mn_major;
-  const OperandTile tile_a{kShape.block_m, a.mn_major}, tile_b{kShape.block_n, b.mn_major};
+  const OperandTile tile_a{kShape.block_m, a.mn_major, 1, E::kBytes},
+      tile_b{kShape.block_n, b.mn_major, 1, E::kBytes};
   if (Status s = encode_operand_map(a, tile_a.box_mn(), &whole.a); !s.ok()) return s;
   if (Status s = encode_operand_map(b, tile_b.box_mn(), &whole.b); !s.ok()) return s;
   const bool k_form = args.groups.form == GroupForm::k_offsets;
@@ -223,8 +232,8 @@ Status launch_ptr_array_shape(std::span<const GemmArgs> problems, gpu::Workspace
                                        stream);
 }
 
-// Launches the grouped shape of element kind E (fp16 or bf16) equal to `config`. One translation
-// unit per kind (sm90_grouped_<type>.cu).
+// Launches the grouped shape of element kind E (fp16, bf16, or an fp8 kind: the rows forms) equal
+// to `config`. One translation unit per kind (sm90_grouped_<type>.cu).
 template <class E>
 Status launch_grouped_for_element(const GemmArgs& args, const KernelConfig& config,
                                   gpu::Workspace& workspace) {
@@ -251,5 +260,15 @@ extern template Status launch_grouped_for_element<Fp16>(const GemmArgs&, const K
                                                         gpu::Workspace&);
 extern template Status launch_grouped_for_element<Bf16>(const GemmArgs&, const KernelConfig&,
                                                         gpu::Workspace&);
+#define TILEGEMM_SM90_GROUPED_FP8_EXTERN(KIND)                                                  \
+  extern template Status launch_grouped_for_element<KIND>(const GemmArgs&, const KernelConfig&, \
+                                                          gpu::Workspace&);
+TILEGEMM_SM90_GROUPED_FP8_EXTERN(Fp8E4m3E4m3<true>)
+TILEGEMM_SM90_GROUPED_FP8_EXTERN(Fp8E4m3E4m3<false>)
+TILEGEMM_SM90_GROUPED_FP8_EXTERN(Fp8E4m3E5m2<true>)
+TILEGEMM_SM90_GROUPED_FP8_EXTERN(Fp8E4m3E5m2<false>)
+TILEGEMM_SM90_GROUPED_FP8_EXTERN(Fp8E5m2E4m3<true>)
+TILEGEMM_SM90_GROUPED_FP8_EXTERN(Fp8E5m2E4m3<false>)
+#undef TILEGEMM_SM90_GROUPED_FP8_EXTERN
 
 }  // namespace tilegemm::sm90

@@ -30,6 +30,12 @@ decltype(auto) with_args_element(const GemmArgs& args, Go&& go) {
 
 Status launch(const GemmArgs& args, const KernelConfig& config, gpu::Workspace& workspace) {
   if (args.groups.form != GroupForm::none) {
+    if (is_fp8(args.a.dtype)) {
+      const bool promoted = promotes(args.a.dtype, args.fast_accumulation, args.scales.mode);
+      return with_fp8_element(args.a.dtype, args.b.dtype, promoted, [&](auto element) {
+        return launch_grouped_for_element<decltype(element)>(args, config, workspace);
+      });
+    }
     return args.a.dtype == DType::fp16 ? launch_grouped_for_element<Fp16>(args, config, workspace)
                                        : launch_grouped_for_element<Bf16>(args, config, workspace);
   }
@@ -80,9 +86,22 @@ std::string problem_check(const GemmProblem& p) {
   const GemmArgs args = make_gemm_args(p, 8);
   const OperandShape a = operand_a(args), b = operand_b(args);
   if (p.groups.form != GroupForm::none) {
-    if (p.a.dtype != DType::fp16 && p.a.dtype != DType::bf16) {
-      return "kernel sm90: grouped GEMMs take fp16 and bf16 inputs (a.dtype is " +
+    const bool fp8 = is_fp8(p.a.dtype);
+    if (p.a.dtype != DType::fp16 && p.a.dtype != DType::bf16 && !fp8) {
+      return "kernel sm90: grouped GEMMs take fp16, bf16 and fp8 inputs (a.dtype is " +
              std::string(to_string(p.a.dtype)) + "); the CPU backend takes the others";
+    }
+    // fp8 groups: wgmma reads fp8 K-major only, and the copies that make operands K-major know no
+    // groups; an fp8 D's amax and scale are the dense kernel's alone.
+    if (fp8 && (a.mn_major || b.mn_major)) {
+      return "kernel sm90: grouped fp8 needs K-major operands (a row-major A and a column-major "
+             "B, as an MoE layer's tokens and expert weights lie); here " +
+             std::string(b.mn_major ? "B is row-major" : "A is column-major") +
+             " (the CPU backend takes it)";
+    }
+    if (fp8 && is_fp8(p.d.dtype)) {
+      return "kernel sm90: grouped fp8 writes a bf16, fp16 or fp32 D (d.dtype is " +
+             std::string(to_string(p.d.dtype)) + "; the CPU backend takes it)";
     }
     // TMA reads a box from a 16-byte boundary of the operand's contiguous dimension only: a
     // group's first row (offsets) or K value (k_offsets), which may lie anywhere, must lie along
@@ -137,7 +156,7 @@ std::string problem_check(const GemmProblem& p) {
 }
 
 bool has_config(const std::vector<KernelConfig>& configs, const KernelConfig& c);
-std::string grouped_config_check(const KernelConfig& c);
+std::string grouped_config_check(const KernelConfig& c, const GemmProblem* p = nullptr);
 
 // Empty when one launch of the grouped kernel (ptr_array) with config `c` takes every one of
 // gemm_grouped()'s problems (validated: they share their types and storage orders); else why not,
@@ -195,7 +214,14 @@ const std::vector<KernelConfig>& compiled_for(const GemmProblem& p) {
   static const std::vector<KernelConfig> fp8_promoted =
       configs_of<CompiledShapes<Fp8E4m3E4m3<true>>>();
   static const std::vector<KernelConfig> grouped = configs_of<GroupedShapes<Bf16>>();
-  if (p.groups.form != GroupForm::none) return grouped;
+  static const std::vector<KernelConfig> grouped_fp8 =
+      configs_of<GroupedShapes<Fp8E4m3E4m3<false>>>();
+  static const std::vector<KernelConfig> grouped_fp8_promoted =
+      configs_of<GroupedShapes<Fp8E4m3E4m3<true>>>();
+  if (p.groups.form != GroupForm::none) {
+    if (is_fp8(p.a.dtype)) return promotes(p) ? grouped_fp8_promoted : grouped_fp8;
+    return grouped;
+  }
   if (is_fp8(p.a.dtype)) return promotes(p) ? fp8_promoted : fp8;
   if (p.a.dtype == DType::tf32) return promotes(p) ? tf32_promoted : tf32;
   return sixteen_bit;
@@ -206,10 +232,12 @@ bool has_config(const std::vector<KernelConfig>& configs, const KernelConfig& c)
                      [&](const KernelConfig& x) { return same_instantiation(x, c); });
 }
 
-std::string grouped_config_check(const KernelConfig& c) {
+// `p`: a grouped problem (its input type and promotion pick the list); gemm_grouped()'s problems
+// are 16-bit.
+std::string grouped_config_check(const KernelConfig& c, const GemmProblem* p) {
   GemmProblem grouped_problem;
   grouped_problem.groups.form = GroupForm::counts;
-  const std::vector<KernelConfig>& grouped = compiled_for(grouped_problem);
+  const std::vector<KernelConfig>& grouped = compiled_for(p != nullptr ? *p : grouped_problem);
   if (has_config(grouped, c)) return {};
   // (Built by appending: g++ 12 warns falsely (-Wrestrict) on chains of string operator+.)
   std::string why = "kernel sm90: grouped GEMMs have no compiled config ";
@@ -221,7 +249,7 @@ std::string grouped_config_check(const KernelConfig& c) {
 std::string compiled_check(const GemmProblem& p, const KernelConfig& c) {
   if (has_config(compiled_for(p), c)) return {};
   const bool promoted = promotes(p);
-  if (p.groups.form != GroupForm::none) return grouped_config_check(c);
+  if (p.groups.form != GroupForm::none) return grouped_config_check(c, &p);
   const std::string type = promoted && p.a.dtype == DType::tf32 ? "tf32x3 (tf32 parts)"
                                                                 : std::string(to_string(p.a.dtype));
   return "kernel sm90: " + type + (promoted ? " with promoted sums" : "") +

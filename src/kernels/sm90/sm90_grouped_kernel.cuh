@@ -19,10 +19,14 @@
 //           starts at the group's first, and its loads go through the group's own tensor maps
 //           (group_maps.hpp), whose K extent ends with the group, so TMA fills the K values past
 //           it with zeros. A group with no K values stores the epilogue of zero sums;
+//   scales  fp8 (the rows forms): each group's B, and in the counts form its A, has scales of its
+//           own (ScaleView::group): block scales go to the K loop's promotion, tensor and channel
+//           scales multiply the accumulators before the epilogue, as in the dense kernel;
 //   no      clusters, ping-pong, or tail split: a program on its own takes whole tiles.
 #pragma once
 
 #include "epilogue/sm90_epilogue.cuh"
+#include "epilogue/sm90_scales.cuh"
 #include "kernels/element_traits.cuh"
 #include "kernels/sm90/group_maps.hpp"
 #include "kernels/sm90/kernel_params.hpp"
@@ -44,14 +48,15 @@ __device__ __forceinline__ GroupedTiles grouped_tiles(const GemmArgs& args) {
 
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
 
-// E: the input element kind (16-bit); Shape: a compiled shape with no cluster, cooperative;
-// A_MN, B_MN: the operand is MN-major in memory (column-major A, row-major B). PLAIN: compiled
-// for the tma route alone (D = alpha * AB through the store buffers, the last chunks of a tile
-// held into the next one's K loop, as in the dense kernel); else launch.route is scaled or general
-// (the routes from registers), or tma_general for k_offsets. launch.pairs as for the dense kernel;
-// the rest of `launch` is unused. table.maps: the groups' maps, one entry per group (k_offsets
-// and ptr_array: always; the rows forms: on the tma route; else null). PTR_ARRAY: the ptr_array
-// form, its problems' epilogues in table.epilogues (`maps` and args.epilogue unused).
+// E: the input element kind (16-bit, or fp8 with K-major operands and not PTR_ARRAY); Shape: a
+// compiled shape with no cluster, cooperative; A_MN, B_MN: the operand is MN-major in memory
+// (column-major A, row-major B). PLAIN: compiled for the tma route alone (D = alpha * AB through
+// the store buffers, the last chunks of a tile held into the next one's K loop, as in the dense
+// kernel); else launch.route is scaled or general (the routes from registers), or tma_general for
+// k_offsets. launch.pairs as for the dense kernel; the rest of `launch` is unused. table.maps: the
+// groups' maps, one entry per group (k_offsets and ptr_array: always; the rows forms: on the tma
+// route; else null). PTR_ARRAY: the ptr_array form, its problems' epilogues in table.epilogues
+// (`maps` and args.epilogue unused).
 template <class E, class Shape, bool A_MN, bool B_MN, bool PLAIN, bool PTR_ARRAY>
 __global__ void __launch_bounds__(Shape::value.threads(), 1)
     sm90_grouped_gemm(const __grid_constant__ Sm90TensorMaps maps, GemmArgs args, Sm90Launch launch,
@@ -59,17 +64,22 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
 #ifdef TILEGEMM_SM90A_DEVICE_CODE
   constexpr Sm90Shape kShape = Shape::value;
   static_assert(kShape.cluster_size() == 1 && !kShape.ping_pong(), "programs on their own");
+  static_assert(!E::kFp8 || !PTR_ARRAY, "fp8: the rows forms only");
   using Mainloop = Sm90Mainloop<E, kShape, A_MN, B_MN>;
   using Storage = SharedStorage<kShape>;
-  using Epilogue = Sm90Epilogue<kShape.consumer_rows(), kShape.block_n, Storage::kStoreBuffers,
-                                PLAIN, PLAIN && holds_chunks<kShape>(), kShape.mma_m() == 1>;
+  // (Promotion's sums take the registers that held chunks would: sm90_kernel.cuh.)
+  using Epilogue =
+      Sm90Epilogue<kShape.consumer_rows(), kShape.block_n, Storage::kStoreBuffers, PLAIN,
+                   PLAIN && holds_chunks<kShape>() && !E::kPromotes, kShape.mma_m() == 1>;
   extern __shared__ unsigned char smem_raw[];
   Storage& smem = *reinterpret_cast<Storage*>(
       smem_raw + (kAtomBytes - shared_address(smem_raw) % kAtomBytes) % kAtomBytes);
   const Pipeline<kShape.num_stages, 1> pipeline{smem.full, smem.empty};
   const int programs = int(gridDim.x);
-  // k_offsets: A and B are one matrix each, shared by the groups along K.
-  const bool k_form = !PTR_ARRAY && args.groups.form == GroupForm::k_offsets;
+  // k_offsets: A and B are one matrix each, shared by the groups along K. (fp8 takes the rows
+  // forms alone, whose K loops cover all of K: its kernels keep no K range through their loops,
+  // where promotion leaves few registers.)
+  const bool k_form = !PTR_ARRAY && !E::kFp8 && args.groups.form == GroupForm::k_offsets;
   // Where each group's loads go through maps of its own.
   const bool own_ab = k_form || PTR_ARRAY;
   const GroupMaps* group_maps = table.maps;
@@ -133,8 +143,12 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
     // stores when the walk enters the group. The chunks held from the last tile go through that
     // tile's map.
     const bool group_d = PLAIN && !k_form;
-    const CUtensorMap *map_d = &maps.d, *held_map = &maps.d;
-    int mapped = -1;
+    // The groups whose D maps the stores and the held chunks go through (-1: the whole matrix's),
+    // kept as numbers rather than addresses: fewer registers through the K loops.
+    int d_group = -1, held_group = -1;
+    const auto map_d = [&](int group) -> const CUtensorMap& {
+      return group < 0 ? maps.d : group_maps[group].d;
+    };
     // Where the store buffers go (built at each use: sm90_tma_store.cuh). The routes from registers
     // (scaled, general) hand no buffers over; tma_general waits for its buffers' last stores
     // itself, and finish() for every store's read.
@@ -144,11 +158,12 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
     // PLAIN: the last tile's held chunks go out while one of this tile's K steps runs.
     const auto store_held = [&] {
       if constexpr (PLAIN) {
-        epilogue.overlap(args.epilogue, target(*held_map, args.epilogue), false, 0, 0, 0);
+        epilogue.overlap(args.epilogue, target(map_d(held_group), args.epilogue), false, 0, 0, 0);
       }
     };
+    Mainloop::start_turns(consumer);
     for (int item = int(blockIdx.x); tiles.seek(cursor, item); item += programs) {
-      const int k_steps = int(cdiv(cursor.k.size(), Mainloop::BK));
+      const int k_steps = int(cdiv(E::kFp8 ? args.k : cursor.k.size(), Mainloop::BK));
       // A group with no K values (k_offsets): its product is zero. (Two tests, not if/else: as
       // one branch with the mainloop, ptxas spilled 272 bytes in 128x256.)
       if (k_steps == 0) {
@@ -160,17 +175,37 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
       }
       if (k_steps > 0) {
         const int overlap_step = Epilogue::overlap_step(k_steps);
-        Mainloop::mma(pipeline, smem, acc, ring, previous, k_steps, consumer, my_row, lane,
-                      lane == 0, [&](int kt) {
-                        if (kt == overlap_step) store_held();
-                      });
+        const auto at_step = [&](int kt) {
+          if (kt == overlap_step) store_held();
+        };
+        if constexpr (E::kFp8) {
+          // The group's block scales from this thread's first row and the tile's first column
+          // (block_scales.cuh); the rows forms' K loops start at K = 0.
+          const GroupedTile work = tiles.tile(cursor, item);
+          const int t = threadIdx.x % 128;
+          const BlockScaleTile block_scales{
+              args.scales.group(args.groups.form, work.group),
+              work.row0(kShape.block_m) + my_row + 16 * (t / 32) + t % 32 / 4,
+              int64_t(work.tile.pid_n) * kShape.block_n, args.n};
+          Mainloop::mma(pipeline, smem, acc, ring, previous, k_steps, consumer, my_row, lane,
+                        lane == 0, at_step, 0, &block_scales);
+        } else {
+          Mainloop::mma(pipeline, smem, acc, ring, previous, k_steps, consumer, my_row, lane,
+                        lane == 0, at_step);
+        }
         Mainloop::drain(pipeline, acc, previous, lane, lane == 0);
       }
       const GroupedTile work = tiles.tile(cursor, item);
-      if (group_d && work.group != mapped) {
-        map_d = &group_maps[work.group].d;
-        if (threadIdx.x % 128 == 0) acquire_tensormap(*map_d);
-        mapped = work.group;
+      if constexpr (E::kFp8) {
+        // Rows past the group's end are the next group's or past M: never stored.
+        apply_output_scales<kShape.mma_m(), kShape.block_n>(
+            args.scales.group(args.groups.form, work.group), acc,
+            work.row0(kShape.block_m) + my_row, int64_t(work.tile.pid_n) * kShape.block_n, args.m,
+            args.n);
+      }
+      if (group_d && work.group != d_group) {
+        d_group = work.group;
+        if (threadIdx.x % 128 == 0) acquire_tensormap(map_d(d_group));
       }
       // The epilogue's batch entry is the group's (its bias; C and D of the offsets form have
       // batch stride 0), its rows those of the group from the group's first row. A TMA store's
@@ -178,12 +213,13 @@ __global__ void __launch_bounds__(Shape::value.threads(), 1)
       // ptr_array, whose problems' matrices have one.
       const int64_t entry = PLAIN || PTR_ARRAY ? work.rows.batch : int64_t(work.group);
       const EpilogueParams& e = PTR_ARRAY ? table.epilogues[work.group] : args.epilogue;
-      epilogue.store(e, target(*map_d, e), launch.route, acc, BatchedTile{entry, work.tile},
+      epilogue.store(e, target(map_d(d_group), e), launch.route, acc, BatchedTile{entry, work.tile},
                      kShape.block_m, my_row, work.rows.end, PTR_ARRAY ? work.n : args.n,
                      launch.pairs, work.rows.begin);
-      held_map = map_d;
+      held_group = d_group;
     }
-    epilogue.finish(target(*held_map, args.epilogue), launch.route);
+    Mainloop::end_turns(consumer);
+    epilogue.finish(target(map_d(held_group), args.epilogue), launch.route);
   }
 #endif  // TILEGEMM_SM90A_DEVICE_CODE
 }
