@@ -15,6 +15,7 @@
 #include "problem/dtype.hpp"
 #include "problem/groups.hpp"
 #include "problem/matrix_view.hpp"
+#include "problem/scales.hpp"
 #include "timing.hpp"
 
 namespace tilegemm::cli {
@@ -223,8 +224,53 @@ GemmProblem group_slice(const GemmProblem& p, int64_t g, int64_t entry, int64_t 
   return q;
 }
 
+// Group g's fp8 scales for its slice `q` (rows first_row .. of its batch entry), in the layout a
+// dense problem of q's size reads (tilegemm.hpp: Scales), from the grouped problem's
+// (ScaleView::group). cuBLASLt reads scales from 16-byte boundaries, and a block-scaled A's K
+// blocks lie M apart in the grouped problem and q.m apart in q's: those are copied into memory of
+// their own, added to `copies` (device memory, freed by the caller).
+Status group_slice_scales(const GemmProblem& p, int64_t g, int64_t first_row, GemmProblem* q,
+                          std::vector<void*>* copies) {
+  if (p.scales.mode == ScaleMode::none) return Status::success();
+  // `height` lines of `width` floats, `pitch` floats apart at `from`, into a copy of their own
+  // (lines `width` apart), unless they lie as the copy would, on a 16-byte boundary.
+  const auto placed = [&](const float* from, int64_t width, int64_t pitch, int64_t height,
+                          const float** to) {
+    *to = from;
+    if ((pitch == width || height == 1) && reinterpret_cast<uintptr_t>(from) % 16 == 0) {
+      return Status::success();
+    }
+    void* copy = nullptr;
+    const size_t line = size_t(width) * sizeof(float);
+    if (cudaMalloc(&copy, line * size_t(height)) != cudaSuccess) {
+      return Status{StatusCode::cuda_error, "cudaMalloc of a group's scales failed"};
+    }
+    copies->push_back(copy);
+    if (cudaMemcpy2D(copy, line, from, size_t(pitch) * sizeof(float), line, size_t(height),
+                     cudaMemcpyDeviceToDevice) != cudaSuccess) {
+      return Status{StatusCode::cuda_error, "cudaMemcpy2D of a group's scales failed"};
+    }
+    *to = static_cast<const float*>(copy);
+    return Status::success();
+  };
+  const ScaleView v = scale_view(p).group(p.groups.form, g);
+  const GemmProblem one = *q;  // q's own counts (a dense problem of its size)
+  const ScaleView own = scale_view(one);
+  if (Status s = placed(v.b, own.b_count(), own.b_count(), 1, &q->scales.b); !s.ok()) return s;
+  switch (p.scales.mode) {
+    case ScaleMode::tensor:
+      return placed(v.a, 1, 1, 1, &q->scales.a);
+    case ScaleMode::channel:
+      return placed(v.a + first_row, q->m, q->m, 1, &q->scales.a);
+    default:  // block: q.m rows of each K block, M apart
+      return placed(v.a + first_row, q->m, v.m, v.k_blocks, &q->scales.a);
+  }
+}
+
 // One case of the moe suite: tilegemm's grouped call against a loop of cuBLAS calls, one per
-// group, on the same inputs; checked against the float64 reference on a sample of rows.
+// group, on the same inputs; checked against the float64 reference on a sample of rows. fp8: the
+// loop calls cuBLASLt with each group's scales (where it refuses a group, the row has tilegemm's
+// figures alone), and gemm_grouped() (no fp8 scales) is not timed.
 BenchRow bench_moe_case(const MoeCase& c, const BenchOptions& o, const harness::WorkloadSpec& types,
                         const GemmOptions& first_options, GpuTimer& timer, double ceiling) {
   harness::WorkloadSpec spec = types;
@@ -238,6 +284,7 @@ BenchRow bench_moe_case(const MoeCase& c, const BenchOptions& o, const harness::
     spec.layout_a = Layout::col_major;
     spec.layout_b = Layout::row_major;
   }
+  const bool fp8 = is_fp8(spec.input_dtype);
   std::unique_ptr<harness::Workload> w;
   if (Status s = harness::Workload::create(spec, true, &w); !s.ok()) fail(s.message);
   const GemmProblem p = w->problem();
@@ -246,6 +293,7 @@ BenchRow bench_moe_case(const MoeCase& c, const BenchOptions& o, const harness::
   void* cublas_d = nullptr;
   if (cudaMalloc(&cublas_d, d_bytes) != cudaSuccess) fail("cudaMalloc of cuBLAS's output failed");
   std::vector<std::pair<GemmProblem, void*>> loop;  // the groups with rows, and their D
+  std::vector<void*> scale_copies;                  // the groups' scales, where copied
   const bool k_form = c.form == GroupForm::k_offsets;
   int64_t begin = 0;  // where group g's rows (k_offsets: K values) begin
   for (size_t g = 0; g < c.rows.size(); ++g) {
@@ -253,8 +301,11 @@ BenchRow bench_moe_case(const MoeCase& c, const BenchOptions& o, const harness::
     const int64_t first = c.form == GroupForm::offsets ? begin : 0;
     int64_t offset = 0;
     if (c.rows[g] > 0) {
-      const GemmProblem q = group_slice(p, int64_t(g), entry, first, k_form ? p.m : c.rows[g],
-                                        k_form ? begin : 0, k_form ? c.rows[g] : p.k, &offset);
+      GemmProblem q = group_slice(p, int64_t(g), entry, first, k_form ? p.m : c.rows[g],
+                                  k_form ? begin : 0, k_form ? c.rows[g] : p.k, &offset);
+      if (Status s = group_slice_scales(p, int64_t(g), first, &q, &scale_copies); !s.ok()) {
+        fail(s.message);
+      }
       loop.push_back({q, static_cast<char*>(cublas_d) + offset * dtype_size(p.d.dtype)});
     }
     begin += c.rows[g];
@@ -267,26 +318,41 @@ BenchRow bench_moe_case(const MoeCase& c, const BenchOptions& o, const harness::
   };
   // The same groups as problems of their own (gemm_grouped: the ptr_array form), into tilegemm's D.
   std::vector<GemmProblem> problems;
-  for (const auto& [q, d] : loop) problems.push_back(q);
+  if (!fp8) {
+    for (const auto& [q, d] : loop) problems.push_back(q);
+  }
 
   GemmReport report;
   if (Status s = gemm(p, first_options, &report); !s.ok()) fail(s.message);
-  if (Status s = cublas_loop(); !s.ok()) fail(s.message);
+  // cuBLASLt refuses fp8 groups whose rows are off multiples of 16.
+  const Status theirs_ran = cublas_loop();
+  if (!theirs_ran.ok() && !(fp8 && theirs_ran.code == StatusCode::not_supported)) {
+    fail(theirs_ran.message);
+  }
+  const bool compared = theirs_ran.ok();
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
   GemmReport problems_report;
-  if (Status s = gemm_grouped(problems, first_options, &problems_report); !s.ok()) fail(s.message);
+  if (!problems.empty()) {
+    if (Status s = gemm_grouped(problems, first_options, &problems_report); !s.ok()) {
+      fail(s.message);
+    }
+  }
   const GemmOptions options = timed_options(first_options);
-  const std::vector<TimeSpread> spread =
-      timer.spread_ms({[&] { return gemm(p, options); }, cublas_loop,
-                       [&] { return gemm_grouped(problems, options); }},
-                      o.reps);
+  std::vector<std::function<Status()>> calls = {[&] { return gemm(p, options); }};
+  if (compared) calls.push_back(cublas_loop);
+  if (!problems.empty()) calls.push_back([&] { return gemm_grouped(problems, options); });
+  const std::vector<TimeSpread> spread = timer.spread_ms(calls, o.reps);
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) fail(cudaGetErrorString(e));
   cudaFree(cublas_d);
+  for (void* copy : scale_copies) cudaFree(copy);
   // gemm_grouped's D first, then the grouped call's, each from NaN.
-  if (Status s = w->poison_output(); !s.ok()) fail(s.message);
-  if (Status s = gemm_grouped(problems, options); !s.ok()) fail(s.message);
-  if (Status s = w->fetch_output(); !s.ok()) fail(s.message);
-  const double ptr_array_error = w->check(2e10);
+  double ptr_array_error = 0.0;
+  if (!problems.empty()) {
+    if (Status s = w->poison_output(); !s.ok()) fail(s.message);
+    if (Status s = gemm_grouped(problems, options); !s.ok()) fail(s.message);
+    if (Status s = w->fetch_output(); !s.ok()) fail(s.message);
+    ptr_array_error = w->check(2e10);
+  }
   if (Status s = w->poison_output(); !s.ok()) fail(s.message);
   if (Status s = gemm(p, options); !s.ok()) fail(s.message);
   if (Status s = w->fetch_output(); !s.ok()) fail(s.message);
@@ -297,6 +363,8 @@ BenchRow bench_moe_case(const MoeCase& c, const BenchOptions& o, const harness::
   r.n = c.n;
   r.k = c.k;
   r.dtype = std::string(to_string(spec.input_dtype));
+  if (spec.scale_mode != ScaleMode::none) r.dtype += "/" + std::string(to_string(spec.scale_mode));
+  if (fp8 && spec.fast_accumulation) r.dtype += "/fast";
   r.layouts = c.form == GroupForm::k_offsets ? "TN"
               : o.layouts.empty()            ? default_layouts(spec.input_dtype)
                                              : o.layouts;
@@ -305,25 +373,35 @@ BenchRow bench_moe_case(const MoeCase& c, const BenchOptions& o, const harness::
   const double flops = harness::flops(spec);
   set_times(spread, timer.l2_state(), &r);
   r.tilegemm_tflops = flops / (r.tilegemm_ms * 1e-3) / 1e12;
-  r.cublas_tflops = flops / (r.cublas_ms * 1e-3) / 1e12;
-  r.ratio = r.tilegemm_tflops / r.cublas_tflops;
+  if (compared) {
+    r.cublas_tflops = flops / (r.cublas_ms * 1e-3) / 1e12;
+    r.ratio = r.tilegemm_tflops / r.cublas_tflops;
+  } else {
+    r.cublas_ms = r.cublas_ms_min = r.cublas_ms_max = 0.0;
+  }
   r.percent_of_ceiling = ceiling > 0 ? 100.0 * r.tilegemm_tflops / ceiling : 0.0;
   r.tilegemm_gbs = w->min_bytes() / (r.tilegemm_ms * 1e-3) / 1e9;
   // A sample of rows: the groups' reference runs group by group on the host.
   r.relative_error = w->check(2e10);
-  r.ptr_array_tflops = flops / (spread[2].median * 1e-3) / 1e12;
-  r.ptr_array_error = ptr_array_error;
-  char ptr_array[224];
-  std::snprintf(ptr_array, sizeof(ptr_array),
-                "; as %zu problems of their own (gemm_grouped, %s %s): %.1f TFLOP/s, %.2fx the "
-                "loop, rel.err %.1e",
-                problems.size(),
-                problems_report.kernel_note.empty() ? "one launch" : "one call per problem",
-                to_string(problems_report.config).c_str(), r.ptr_array_tflops,
-                r.ptr_array_tflops / r.cublas_tflops, ptr_array_error);
+  std::string ptr_array;
+  if (!problems.empty()) {
+    r.ptr_array_tflops = flops / (spread.back().median * 1e-3) / 1e12;
+    r.ptr_array_error = ptr_array_error;
+    char text[224];
+    std::snprintf(text, sizeof(text),
+                  "; as %zu problems of their own (gemm_grouped, %s %s): %.1f TFLOP/s, %.2fx the "
+                  "loop, rel.err %.1e",
+                  problems.size(),
+                  problems_report.kernel_note.empty() ? "one launch" : "one call per problem",
+                  to_string(problems_report.config).c_str(), r.ptr_array_tflops,
+                  r.ptr_array_tflops / r.cublas_tflops, ptr_array_error);
+    ptr_array = text;
+  }
   r.note = c.name + ": " + std::to_string(c.rows.size()) + " groups (" +
-           std::string(to_string(c.form)) + "); cuBLAS: a loop of " + std::to_string(loop.size()) +
-           " calls; rel.err against the float64 reference" + ptr_array;
+           std::string(to_string(c.form)) + "); " + (fp8 ? "cuBLASLt" : "cuBLAS") + ": a loop of " +
+           std::to_string(loop.size()) + " calls" +
+           (compared ? "" : " (refused: " + theirs_ran.message + ")") +
+           "; rel.err against the float64 reference" + ptr_array;
   r.groups = std::string(to_string(c.form)) + " ";
   for (size_t g = 0; g < c.rows.size(); ++g) r.groups += (g ? "," : "") + std::to_string(c.rows[g]);
   return r;
@@ -359,8 +437,8 @@ void bench_command(const BenchOptions& o) {
                  &types.layout_b);
   if (o.reps < 1) fail("--reps must be >= 1");
   const bool moe = o.suite == "moe" && o.shapes_file.empty();
-  if (moe && !(dtype == DType::bf16 || dtype == DType::fp16)) {
-    fail("--suite moe runs fp16 or bf16 (grouped GEMMs take no other type on the GPU yet)");
+  if (moe && !(dtype == DType::bf16 || dtype == DType::fp16 || is_fp8(dtype))) {
+    fail("--suite moe runs fp16, bf16 or fp8 (grouped GEMMs take no other type on the GPU)");
   }
   if (!o.moe_cases.empty() && !moe) fail("--case names cases of --suite moe");
   std::vector<MoeCase> cases = moe_cases();
@@ -372,6 +450,16 @@ void bench_command(const BenchOptions& o) {
     std::erase_if(cases, [&](const MoeCase& c) {
       return std::find(o.moe_cases.begin(), o.moe_cases.end(), c.name) == o.moe_cases.end();
     });
+  }
+  // fp8 groups run in the rows forms (K-major operands; no scales along K): the weight gradient's
+  // case is left out.
+  if (moe && is_fp8(dtype)) {
+    if (std::any_of(cases.begin(), cases.end(),
+                    [](const MoeCase& c) { return c.form == GroupForm::k_offsets; }) &&
+        !o.moe_cases.empty()) {
+      fail("--suite moe with fp8 runs the rows forms' cases (offsets, counts), not k_offsets");
+    }
+    std::erase_if(cases, [](const MoeCase& c) { return c.form == GroupForm::k_offsets; });
   }
   std::vector<BenchShape> shapes =
       moe ? std::vector<BenchShape>{} : shapes_option(o.suite, o.shapes_file);
