@@ -552,7 +552,7 @@ void add_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Time tilegemm and cuBLAS side by side on shape suites");
   cmd->add_option("--suite", o.suite,
                   "square, unaligned, skinny, llm, longk, fp8, all, or moe (grouped GEMMs of "
-                  "mixture-of-experts layers against a loop of cuBLAS calls)")
+                  "mixture-of-experts layers against a loop of cuBLAS calls; fp8: cuBLASLt)")
       ->capture_default_str();
   cmd->add_option("--case", o.moe_cases,
                   "--suite moe: only these cases (e.g. dsv3-gate-up,dsv3-gate-up-wgrad)")
