@@ -254,9 +254,8 @@ Status group_slice_scales(const GemmProblem& p, int64_t g, int64_t first_row, Ge
     return Status::success();
   };
   const ScaleView v = scale_view(p).group(p.groups.form, g);
-  const GemmProblem one = *q;  // q's own counts (a dense problem of its size)
-  const ScaleView own = scale_view(one);
-  if (Status s = placed(v.b, own.b_count(), own.b_count(), 1, &q->scales.b); !s.ok()) return s;
+  const int64_t b_count = scale_view(*q).b_count();  // as a dense problem of q's size reads
+  if (Status s = placed(v.b, b_count, b_count, 1, &q->scales.b); !s.ok()) return s;
   switch (p.scales.mode) {
     case ScaleMode::tensor:
       return placed(v.a, 1, 1, 1, &q->scales.a);

@@ -13,6 +13,11 @@ namespace tilegemm {
 // Values of K (and of N, for B) that one block scale covers.
 inline constexpr int kScaleBlock = 128;
 
+// Scale blocks along an extent of K (or of N, for B).
+TILEGEMM_HOST_DEVICE constexpr int64_t scale_blocks(int64_t extent) {
+  return (extent + kScaleBlock - 1) / kScaleBlock;
+}
+
 struct ScaleView {
   ScaleMode mode = ScaleMode::none;
   const float* a = nullptr;
@@ -71,7 +76,7 @@ struct ScaleView {
   TILEGEMM_HOST_DEVICE int64_t b_count() const {
     return mode == ScaleMode::tensor    ? 1
            : mode == ScaleMode::channel ? n
-           : mode == ScaleMode::block   ? (n + kScaleBlock - 1) / kScaleBlock * k_blocks
+           : mode == ScaleMode::block   ? scale_blocks(n) * k_blocks
                                         : 0;
   }
 
@@ -87,10 +92,6 @@ struct ScaleView {
     return v;
   }
 };
-
-TILEGEMM_HOST_DEVICE constexpr int64_t scale_blocks(int64_t extent) {
-  return (extent + kScaleBlock - 1) / kScaleBlock;
-}
 
 inline ScaleView scale_view(const GemmProblem& p) {
   return {p.scales.mode, p.scales.a, p.scales.b, p.m, scale_blocks(p.k), p.n};
